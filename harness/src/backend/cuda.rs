@@ -1,0 +1,364 @@
+//! The CUDA backend: the driver API and NVRTC through `cudarc`, both loaded at run time.
+//!
+//! `cudarc` is built with dynamic loading and its CUDA 13.0 bindings, whose library search
+//! covers `libcuda.so.1` and both `libnvrtc.so.13` and `libnvrtc.so.12`; the binary therefore
+//! builds without a CUDA toolkit and runs wherever an NVIDIA driver is installed. We check
+//! that the libraries load before touching any `cudarc` call, because a missing library
+//! would otherwise panic inside `cudarc`.
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PushKernelArg,
+};
+use cudarc::nvrtc::{CompileError, CompileOptions};
+
+use super::{
+    Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass, DeviceInfo, Launch,
+    Program, ProgramInner, ProgramSource, Seconds,
+};
+
+const API: &str = "CUDA";
+
+/// Device memory: the owning slice (for transfers) and its raw address (for launches).
+pub struct CudaMemory {
+    slice: Mutex<CudaSlice<u8>>,
+    address: u64,
+}
+
+/// A module loaded from NVRTC's output.
+pub struct CudaProgram {
+    module: Arc<CudaModule>,
+}
+
+/// One CUDA device: its primary context and a stream.
+pub struct CudaDevice {
+    info: DeviceInfo,
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+}
+
+fn api_err(call: &str, e: impl std::fmt::Debug) -> BackendError {
+    BackendError::Api {
+        api: API,
+        call: call.to_string(),
+        detail: format!("{e:?}"),
+    }
+}
+
+/// Whether the CUDA driver library can be loaded (without panicking when it cannot).
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the candidate library names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// Whether NVRTC can be loaded.
+pub fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the candidate library names.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Every CUDA device; an `Unavailable` error when there is no driver.
+pub fn devices() -> Result<Vec<CudaDevice>, BackendError> {
+    if !driver_present() {
+        return Err(BackendError::Unavailable {
+            api: API,
+            reason: "no NVIDIA driver library (libcuda.so.1) found".into(),
+        });
+    }
+    cudarc::driver::result::init().map_err(|e| api_err("cuInit", e))?;
+    let count = CudaContext::device_count().map_err(|e| api_err("cuDeviceGetCount", e))?;
+    (0..count.max(0) as usize).map(CudaDevice::new).collect()
+}
+
+impl CudaDevice {
+    fn new(ordinal: usize) -> Result<Self, BackendError> {
+        let context = CudaContext::new(ordinal).map_err(|e| api_err("cuCtxCreate", e))?;
+        let stream = context.default_stream();
+        let info = describe(&context)?;
+        Ok(CudaDevice {
+            info,
+            context,
+            stream,
+        })
+    }
+
+    fn timed<F>(&self, call: &str, work: F) -> Result<Seconds, BackendError>
+    where
+        F: FnOnce(&Arc<CudaStream>) -> Result<(), BackendError>,
+    {
+        let start = self
+            .context
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| api_err("cuEventCreate", e))?;
+        let end = self
+            .context
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| api_err("cuEventCreate", e))?;
+        start
+            .record(&self.stream)
+            .map_err(|e| api_err("cuEventRecord", e))?;
+        work(&self.stream)?;
+        end.record(&self.stream)
+            .map_err(|e| api_err("cuEventRecord", e))?;
+        end.synchronize().map_err(|e| api_err(call, e))?;
+        let ms = start
+            .elapsed_ms(&end)
+            .map_err(|e| api_err("cuEventElapsedTime", e))?;
+        Ok(Seconds(f64::from(ms) * 1e-3))
+    }
+}
+
+fn attribute(ctx: &CudaContext, attr: Attr) -> Option<i32> {
+    ctx.attribute(attr).ok()
+}
+
+fn describe(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, BackendError> {
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| api_err("cuDeviceGetAttribute", e))?;
+    let memory = ctx
+        .total_mem()
+        .map_err(|e| api_err("cuDeviceTotalMem", e))? as u64;
+    let mut driver_version = 0i32;
+    // SAFETY: writes one integer through a valid pointer; the driver is loaded.
+    let driver = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) };
+    let driver = if driver == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+        format!(
+            "CUDA driver API {}.{}",
+            driver_version / 1000,
+            (driver_version % 1000) / 10
+        )
+    } else {
+        "unknown".into()
+    };
+    let units = attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).unwrap_or(1);
+    Ok(DeviceInfo {
+        backend: BackendKind::Cuda,
+        class: DeviceClass::Gpu,
+        name: ctx.name().unwrap_or_else(|_| "CUDA device".into()),
+        vendor: "NVIDIA Corporation".into(),
+        driver,
+        platform: if nvrtc_present() {
+            "CUDA (NVRTC available)".into()
+        } else {
+            "CUDA (NVRTC missing)".into()
+        },
+        compute_capability: Some(format!("{major}.{minor}")),
+        compute_units: units.max(1) as u32,
+        resident_threads_per_unit: attribute(
+            ctx,
+            Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+        )
+        .map(|v| v as u32),
+        max_group_size: attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .unwrap_or(1024) as usize,
+        clock_mhz: attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+            .filter(|&k| k > 0)
+            .map(|khz| (khz / 1000) as u32),
+        memory_clock_mhz: attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)
+            .filter(|&k| k > 0)
+            .map(|khz| (khz / 1000) as u32),
+        memory_bytes: memory,
+        max_alloc_bytes: memory,
+        l2_bytes: attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+            .filter(|&b| b > 0)
+            .map(|b| b as u64),
+        ecc: attribute(ctx, Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED).map(|v| v != 0),
+    })
+}
+
+fn cuda_memory(buf: &Buffer) -> Result<&CudaMemory, BackendError> {
+    match &buf.inner {
+        BufferInner::Cuda(mem) => Ok(mem),
+        _ => Err(BackendError::BadArguments {
+            kernel: "transfer".into(),
+            detail: "a buffer of another backend was passed".into(),
+        }),
+    }
+}
+
+fn check_len(buf: &Buffer, len: usize) -> Result<(), BackendError> {
+    if len > buf.len_bytes() {
+        return Err(BackendError::BadArguments {
+            kernel: "transfer".into(),
+            detail: format!("{len} bytes do not fit a buffer of {}", buf.len_bytes()),
+        });
+    }
+    Ok(())
+}
+
+impl Device for CudaDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Buffer, BackendError> {
+        let (free, _total) = self
+            .context
+            .mem_get_info()
+            .map_err(|e| api_err("cuMemGetInfo", e))?;
+        if bytes > free {
+            return Err(BackendError::OutOfMemory {
+                what: "one buffer".into(),
+                needed: bytes as u64,
+                available: free as u64,
+            });
+        }
+        let slice = self
+            .stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(|e| api_err("cuMemAlloc", e))?;
+        let address = {
+            let (ptr, _sync) = slice.device_ptr(&self.stream);
+            ptr
+        };
+        Ok(Buffer {
+            bytes,
+            inner: BufferInner::Cuda(CudaMemory {
+                slice: Mutex::new(slice),
+                address,
+            }),
+        })
+    }
+
+    fn upload(&self, buf: &Buffer, data: &[u8]) -> Result<Seconds, BackendError> {
+        let mem = cuda_memory(buf)?;
+        check_len(buf, data.len())?;
+        let mut slice = mem.slice.lock().unwrap_or_else(|p| p.into_inner());
+        self.timed("cuMemcpyHtoD", |stream| {
+            let mut view = slice.slice_mut(0..data.len());
+            stream
+                .memcpy_htod(data, &mut view)
+                .map_err(|e| api_err("cuMemcpyHtoD", e))
+        })
+    }
+
+    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
+        let mem = cuda_memory(buf)?;
+        check_len(buf, out.len())?;
+        let slice = mem.slice.lock().unwrap_or_else(|p| p.into_inner());
+        let len = out.len();
+        self.timed("cuMemcpyDtoH", |stream| {
+            let view = slice.slice(0..len);
+            stream
+                .memcpy_dtoh(&view, out)
+                .map_err(|e| api_err("cuMemcpyDtoH", e))
+        })
+    }
+
+    fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError> {
+        if !nvrtc_present() {
+            return Err(BackendError::Unavailable {
+                api: "NVRTC",
+                reason: "libnvrtc.so (CUDA 12 or 13) not found; install the CUDA NVRTC runtime"
+                    .into(),
+            });
+        }
+        let arch = self
+            .info
+            .compute_capability
+            .as_deref()
+            .map(|cc| format!("--gpu-architecture=sm_{}", cc.replace('.', "")));
+        let options = CompileOptions {
+            options: arch
+                .into_iter()
+                .chain(["-default-device".to_string()])
+                .collect(),
+            ..Default::default()
+        };
+        let ptx =
+            cudarc::nvrtc::compile_ptx_with_opts(source.cuda_source(), options).map_err(|e| {
+                BackendError::Compile {
+                    program: source.name.to_string(),
+                    device: self.info.name.clone(),
+                    log: compile_log(&e),
+                }
+            })?;
+        let module = self
+            .context
+            .load_module(ptx)
+            .map_err(|e| api_err("cuModuleLoadData", e))?;
+        Ok(Program {
+            name: source.name.to_string(),
+            inner: ProgramInner::Cuda(CudaProgram { module }),
+        })
+    }
+
+    fn launch(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BackendError> {
+        let ProgramInner::Cuda(cuda) = &program.inner else {
+            return Err(BackendError::BadArguments {
+                kernel: kernel.into(),
+                detail: "program was compiled for another backend".into(),
+            });
+        };
+        let function: CudaFunction =
+            cuda.module
+                .load_function(kernel)
+                .map_err(|_| BackendError::NoSuchKernel {
+                    program: program.name.clone(),
+                    kernel: kernel.to_string(),
+                })?;
+        let values = kernel_values(args)?;
+        let global = launch.padded_global();
+        let dim = |d: usize| (global[d] / launch.local[d]) as u32;
+        let config = LaunchConfig {
+            grid_dim: (dim(0), dim(1), dim(2)),
+            block_dim: (
+                launch.local[0] as u32,
+                launch.local[1] as u32,
+                launch.local[2] as u32,
+            ),
+            shared_mem_bytes: 0,
+        };
+        self.timed(kernel, |stream| {
+            let mut builder = stream.launch_builder(&function);
+            for value in &values {
+                match value {
+                    KernelValue::U32(v) => builder.arg(v),
+                    KernelValue::F32(v) => builder.arg(v),
+                    KernelValue::U64(v) => builder.arg(v),
+                };
+            }
+            // SAFETY: the argument list mirrors the kernel's signature (the kernel sources
+            // and their callers are checked together by the test suite on every backend).
+            unsafe { builder.launch(config) }
+                .map(|_| ())
+                .map_err(|e| api_err(&format!("cuLaunchKernel({kernel})"), e))
+        })
+    }
+}
+
+enum KernelValue {
+    U32(u32),
+    F32(f32),
+    U64(u64),
+}
+
+fn kernel_values(args: &[Arg<'_>]) -> Result<Vec<KernelValue>, BackendError> {
+    args.iter()
+        .map(|arg| {
+            Ok(match arg {
+                Arg::Buf(buf) => KernelValue::U64(cuda_memory(buf)?.address),
+                Arg::U32(v) => KernelValue::U32(*v),
+                Arg::F32(v) => KernelValue::F32(*v),
+                Arg::U64(v) => KernelValue::U64(*v),
+            })
+        })
+        .collect()
+}
+
+fn compile_log(e: &CompileError) -> String {
+    match e {
+        CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,384 @@
+//! The host backend: native Rust twins of the kernels, run on the CPU's threads.
+//!
+//! It always works, it is the reference every device result is checked against, and it is
+//! the CPU side of the hybrid model. A host "kernel" receives the whole launch and
+//! parallelises it itself (with `rayon`); buffers are handed to it as typed slices under a
+//! run-time borrow check, so a twin never needs `unsafe`.
+
+use std::cell::{RefCell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::{
+    Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass, DeviceInfo, Launch,
+    Program, ProgramInner, ProgramSource, Seconds,
+};
+
+/// A native twin of a kernel: it runs the whole launch and reports a problem as text.
+pub type HostKernel = fn(&HostArgs<'_>, &Launch) -> Result<(), String>;
+
+/// Host memory: 8-byte aligned storage plus a flag that a launch holds it.
+pub struct HostMemory {
+    words: UnsafeCell<Box<[u64]>>,
+    in_use: AtomicBool,
+}
+
+// SAFETY: the storage is only reached through `HostArgs`, which takes the `in_use` flag for
+// the duration of a launch and hands out non-overlapping borrows; uploads and downloads take
+// the same flag.
+unsafe impl Sync for HostMemory {}
+
+impl HostMemory {
+    fn new(bytes: usize) -> Self {
+        HostMemory {
+            words: UnsafeCell::new(vec![0u64; bytes.div_ceil(8)].into_boxed_slice()),
+            in_use: AtomicBool::new(false),
+        }
+    }
+
+    fn acquire(&self) -> bool {
+        self.in_use
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    fn release(&self) {
+        self.in_use.store(false, Ordering::Release);
+    }
+
+    fn as_ptr(&self) -> *mut u8 {
+        // SAFETY: taking a raw pointer does not create a reference to the contents.
+        unsafe { (*self.words.get()).as_mut_ptr().cast::<u8>() }
+    }
+}
+
+/// Element types a host twin may view a buffer as.
+pub trait Element: Copy + Send + Sync + 'static + sealed::Sealed {}
+impl Element for u32 {}
+impl Element for i32 {}
+impl Element for f32 {}
+impl Element for u64 {}
+impl Element for f64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for f32 {}
+    impl Sealed for u64 {}
+    impl Sealed for f64 {}
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Borrow {
+    Shared,
+    Unique,
+}
+
+/// The arguments of one host launch, with typed, borrow-checked access to the buffers.
+pub struct HostArgs<'a> {
+    kernel: &'a str,
+    args: &'a [Arg<'a>],
+    borrows: RefCell<Vec<(*const HostMemory, Borrow)>>,
+}
+
+impl<'a> HostArgs<'a> {
+    fn new(kernel: &'a str, args: &'a [Arg<'a>]) -> Result<Self, BackendError> {
+        let mut taken: Vec<&HostMemory> = Vec::new();
+        for arg in args {
+            if let Arg::Buf(buf) = arg {
+                let BufferInner::Host(mem) = &buf.inner else {
+                    return Err(bad(kernel, "a buffer of another backend was passed"));
+                };
+                if taken.iter().any(|m| std::ptr::eq(*m, mem)) {
+                    continue;
+                }
+                if !mem.acquire() {
+                    taken.iter().for_each(|m| m.release());
+                    return Err(bad(kernel, "a buffer is in use by another launch"));
+                }
+                taken.push(mem);
+            }
+        }
+        Ok(HostArgs {
+            kernel,
+            args,
+            borrows: RefCell::new(Vec::new()),
+        })
+    }
+
+    fn memory(&self, index: usize) -> Result<(&'a HostMemory, usize), String> {
+        match self.args.get(index) {
+            Some(Arg::Buf(buf)) => match &buf.inner {
+                BufferInner::Host(mem) => Ok((mem, buf.len_bytes())),
+                _ => Err(format!("argument {index} is not a host buffer")),
+            },
+            _ => Err(format!("argument {index} is not a buffer")),
+        }
+    }
+
+    fn borrow(&self, index: usize, kind: Borrow) -> Result<(*mut u8, usize), String> {
+        let (mem, bytes) = self.memory(index)?;
+        let mut borrows = self.borrows.borrow_mut();
+        let key = mem as *const HostMemory;
+        for (other, other_kind) in borrows.iter() {
+            if *other == key && (kind == Borrow::Unique || *other_kind == Borrow::Unique) {
+                return Err(format!(
+                    "argument {index} of {} is borrowed twice, once mutably",
+                    self.kernel
+                ));
+            }
+        }
+        borrows.push((key, kind));
+        Ok((mem.as_ptr(), bytes))
+    }
+
+    /// Buffer argument `index`, read-only, as elements of `T`.
+    pub fn slice<T: Element>(&self, index: usize) -> Result<&'a [T], String> {
+        let (ptr, bytes) = self.borrow(index, Borrow::Shared)?;
+        // SAFETY: the storage is 8-byte aligned and at least `bytes` long; every `Element`
+        // is plain old data of alignment ≤ 8; the borrow table forbids a unique borrow of the
+        // same buffer while this one lives (for the whole launch), and `in_use` keeps other
+        // launches out.
+        Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), bytes / size_of::<T>()) })
+    }
+
+    /// Buffer argument `index`, writable, as elements of `T`.
+    pub fn slice_mut<T: Element>(&self, index: usize) -> Result<&'a mut [T], String> {
+        let (ptr, bytes) = self.borrow(index, Borrow::Unique)?;
+        // SAFETY: as in `slice`; the borrow table guarantees this is the only borrow.
+        Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<T>(), bytes / size_of::<T>()) })
+    }
+
+    /// Scalar argument `index` as a `u32`.
+    pub fn u32(&self, index: usize) -> Result<u32, String> {
+        match self.args.get(index) {
+            Some(Arg::U32(v)) => Ok(*v),
+            _ => Err(format!("argument {index} is not a u32")),
+        }
+    }
+
+    /// Scalar argument `index` as an `f32`.
+    pub fn f32(&self, index: usize) -> Result<f32, String> {
+        match self.args.get(index) {
+            Some(Arg::F32(v)) => Ok(*v),
+            _ => Err(format!("argument {index} is not an f32")),
+        }
+    }
+
+    /// Scalar argument `index` as a `u64`.
+    pub fn u64(&self, index: usize) -> Result<u64, String> {
+        match self.args.get(index) {
+            Some(Arg::U64(v)) => Ok(*v),
+            _ => Err(format!("argument {index} is not a u64")),
+        }
+    }
+}
+
+impl Drop for HostArgs<'_> {
+    fn drop(&mut self) {
+        let mut released: Vec<*const HostMemory> = Vec::new();
+        for arg in self.args {
+            if let Arg::Buf(Buffer {
+                inner: BufferInner::Host(mem),
+                ..
+            }) = arg
+            {
+                let key = mem as *const HostMemory;
+                if !released.contains(&key) {
+                    mem.release();
+                    released.push(key);
+                }
+            }
+        }
+    }
+}
+
+fn bad(kernel: &str, detail: &str) -> BackendError {
+    BackendError::BadArguments {
+        kernel: kernel.to_string(),
+        detail: detail.to_string(),
+    }
+}
+
+/// The host CPU as a device.
+pub struct HostDevice {
+    info: DeviceInfo,
+}
+
+impl HostDevice {
+    /// Describe the host: its CPU model, logical cores and memory.
+    pub fn new() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let memory_bytes = read_meminfo_total().unwrap_or(0);
+        HostDevice {
+            info: DeviceInfo {
+                backend: BackendKind::Host,
+                class: DeviceClass::Cpu,
+                name: cpu_model().unwrap_or_else(|| "host CPU".to_string()),
+                vendor: cpu_vendor().unwrap_or_else(|| "unknown".to_string()),
+                driver: format!("harness {} (native Rust)", env!("CARGO_PKG_VERSION")),
+                platform: std::env::consts::ARCH.to_string(),
+                compute_capability: None,
+                compute_units: cores,
+                resident_threads_per_unit: Some(1),
+                max_group_size: 1024,
+                clock_mhz: cpu_mhz(),
+                memory_clock_mhz: None,
+                memory_bytes,
+                max_alloc_bytes: memory_bytes / 2,
+                l2_bytes: cache_bytes("index3").or_else(|| cache_bytes("index2")),
+                ecc: None,
+            },
+        }
+    }
+}
+
+impl Default for HostDevice {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Device for HostDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Buffer, BackendError> {
+        if bytes as u64 > self.info.max_alloc_bytes && self.info.max_alloc_bytes > 0 {
+            return Err(BackendError::OutOfMemory {
+                what: "a host buffer".into(),
+                needed: bytes as u64,
+                available: self.info.max_alloc_bytes,
+            });
+        }
+        Ok(Buffer {
+            bytes,
+            inner: BufferInner::Host(HostMemory::new(bytes)),
+        })
+    }
+
+    fn upload(&self, buf: &Buffer, data: &[u8]) -> Result<Seconds, BackendError> {
+        let mem = host_memory(buf, data.len(), "upload")?;
+        let start = Instant::now();
+        // SAFETY: `acquire` succeeded, so no launch holds the buffer; `data.len()` was checked
+        // against the buffer's size.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mem.as_ptr(), data.len()) };
+        let elapsed = start.elapsed().as_secs_f64();
+        mem.release();
+        Ok(Seconds(elapsed))
+    }
+
+    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
+        let mem = host_memory(buf, out.len(), "download")?;
+        let start = Instant::now();
+        // SAFETY: as in `upload`.
+        unsafe { std::ptr::copy_nonoverlapping(mem.as_ptr(), out.as_mut_ptr(), out.len()) };
+        let elapsed = start.elapsed().as_secs_f64();
+        mem.release();
+        Ok(Seconds(elapsed))
+    }
+
+    fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError> {
+        Ok(Program {
+            name: source.name.to_string(),
+            inner: ProgramInner::Host(source.host),
+        })
+    }
+
+    fn launch(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BackendError> {
+        let ProgramInner::Host(table) = &program.inner else {
+            return Err(bad(kernel, "program was compiled for another backend"));
+        };
+        let twin = table
+            .iter()
+            .find(|(name, _)| *name == kernel)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| BackendError::NoSuchKernel {
+                program: program.name.clone(),
+                kernel: kernel.to_string(),
+            })?;
+        let host_args = HostArgs::new(kernel, args)?;
+        let start = Instant::now();
+        twin(&host_args, launch).map_err(|detail| bad(kernel, &detail))?;
+        Ok(Seconds(start.elapsed().as_secs_f64()))
+    }
+
+    fn preferred_group_size(&self) -> usize {
+        1
+    }
+}
+
+fn host_memory<'b>(
+    buf: &'b Buffer,
+    len: usize,
+    what: &str,
+) -> Result<&'b HostMemory, BackendError> {
+    let BufferInner::Host(mem) = &buf.inner else {
+        return Err(bad(what, "a buffer of another backend was passed"));
+    };
+    if len > buf.len_bytes() {
+        return Err(bad(
+            what,
+            &format!("{len} bytes do not fit a buffer of {}", buf.len_bytes()),
+        ));
+    }
+    if !mem.acquire() {
+        return Err(bad(what, "the buffer is in use by a launch"));
+    }
+    Ok(mem)
+}
+
+fn read_meminfo_total() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn cpuinfo_field(field: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    Some(line.split_once(':')?.1.trim().to_string())
+}
+
+fn cpu_model() -> Option<String> {
+    cpuinfo_field("model name")
+}
+
+fn cpu_vendor() -> Option<String> {
+    cpuinfo_field("vendor_id")
+}
+
+fn cpu_mhz() -> Option<u32> {
+    let khz = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    match khz {
+        Some(k) => Some((k / 1000) as u32),
+        None => cpuinfo_field("cpu MHz")?
+            .parse::<f64>()
+            .ok()
+            .map(|m| m as u32),
+    }
+}
+
+fn cache_bytes(index: &str) -> Option<u64> {
+    let path = format!("/sys/devices/system/cpu/cpu0/cache/{index}/size");
+    let text = std::fs::read_to_string(path).ok()?;
+    let text = text.trim();
+    let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit())?);
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "K" => n * 1024,
+        "M" => n * 1024 * 1024,
+        _ => n,
+    })
+}

@@ -1,0 +1,387 @@
+//! Devices that run kernels: CUDA, OpenCL and the host, behind one [`Device`] trait.
+//!
+//! Every kernel is written once in `kernels/` in a small common dialect (see
+//! [`source`]): the CUDA and OpenCL backends prepend their own prelude of macros and compile
+//! it at run time (NVRTC, `clBuildProgram`); the host backend runs a native Rust twin of the
+//! same kernel, registered beside the source in a [`ProgramSource`]. Each launch returns the
+//! device-side time (CUDA events, OpenCL profiling events, a monotonic clock on the host).
+//!
+//! Nothing outside this module sees a raw handle or `unsafe`.
+
+pub mod cuda;
+mod discovery;
+pub mod host;
+pub mod opencl;
+pub mod source;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use discovery::{discover, select, DeviceList, DeviceSelector};
+pub use host::{HostArgs, HostKernel};
+pub use source::ProgramSource;
+
+/// A duration in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize, Default)]
+pub struct Seconds(pub f64);
+
+impl Seconds {
+    /// The duration in nanoseconds.
+    pub fn as_ns(self) -> f64 {
+        self.0 * 1e9
+    }
+}
+
+/// Which API drives a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// NVIDIA CUDA through the driver API (cudarc) and NVRTC.
+    Cuda,
+    /// OpenCL through the ICD loader (opencl3).
+    Opencl,
+    /// Native Rust on the host's CPU threads.
+    Host,
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BackendKind::Cuda => "cuda",
+            BackendKind::Opencl => "opencl",
+            BackendKind::Host => "host",
+        })
+    }
+}
+
+/// Broad class of a device, used to rank devices when none is selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceClass {
+    /// A GPU (or other accelerator).
+    Gpu,
+    /// A CPU.
+    Cpu,
+}
+
+/// What a device says about itself; fields a backend cannot read are `None`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// The backend driving the device.
+    pub backend: BackendKind,
+    /// GPU or CPU.
+    pub class: DeviceClass,
+    /// The device's name, as the driver reports it.
+    pub name: String,
+    /// The vendor's name.
+    pub vendor: String,
+    /// Driver version string.
+    pub driver: String,
+    /// Platform (OpenCL) or API version string.
+    pub platform: String,
+    /// Compute capability `major.minor` (CUDA only).
+    pub compute_capability: Option<String>,
+    /// Multiprocessors (CUDA) or compute units (OpenCL) or logical cores (host).
+    pub compute_units: u32,
+    /// Threads that can be resident on one compute unit, where the API tells.
+    pub resident_threads_per_unit: Option<u32>,
+    /// Largest work-group (block) size.
+    pub max_group_size: usize,
+    /// Core clock in MHz, as reported (the nominal maximum).
+    pub clock_mhz: Option<u32>,
+    /// Memory clock in MHz, where known.
+    pub memory_clock_mhz: Option<u32>,
+    /// Global memory in bytes.
+    pub memory_bytes: u64,
+    /// Largest single allocation in bytes.
+    pub max_alloc_bytes: u64,
+    /// Last-level cache (L2 on a GPU) size in bytes, where known.
+    pub l2_bytes: Option<u64>,
+    /// ECC enabled, where readable.
+    pub ecc: Option<bool>,
+}
+
+impl DeviceInfo {
+    /// `compute_units × resident_threads_per_unit`: the executors that can run at once
+    /// according to the device's attributes (the paper's n, §1), where known.
+    pub fn resident_executors(&self) -> Option<u64> {
+        self.resident_threads_per_unit
+            .map(|t| u64::from(t) * u64::from(self.compute_units))
+    }
+
+    /// A file-name-safe slug of the backend and device name, e.g. `cuda-nvidia-h100-80gb-hbm3`.
+    pub fn slug(&self) -> String {
+        let mut slug = format!("{}-", self.backend);
+        let mut last_dash = true;
+        for c in self.name.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+                last_dash = false;
+            } else if !last_dash {
+                slug.push('-');
+                last_dash = true;
+            }
+        }
+        slug.trim_end_matches('-').to_string()
+    }
+}
+
+/// Errors raised by the backends.
+#[derive(Debug, Error)]
+pub enum BackendError {
+    /// The API's runtime library is not installed.
+    #[error("{api} is not available: {reason}")]
+    Unavailable {
+        /// The API (CUDA, OpenCL).
+        api: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A call into the API failed.
+    #[error("{api} call {call} failed: {detail}")]
+    Api {
+        /// The API.
+        api: &'static str,
+        /// What was being done.
+        call: String,
+        /// The API's error.
+        detail: String,
+    },
+    /// A kernel failed to compile; `log` holds the compiler's output.
+    #[error("kernel program {program} failed to compile for {device}:\n{log}")]
+    Compile {
+        /// The program's name.
+        program: String,
+        /// The device.
+        device: String,
+        /// The compiler's log.
+        log: String,
+    },
+    /// A kernel name not present in the program.
+    #[error("program {program} has no kernel {kernel}")]
+    NoSuchKernel {
+        /// The program's name.
+        program: String,
+        /// The kernel asked for.
+        kernel: String,
+    },
+    /// A buffer that does not fit on the device.
+    #[error("{what} needs {needed} bytes but the device offers {available}")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
+    /// Arguments that do not match what the kernel expects, or a buffer of the wrong size.
+    #[error("bad kernel arguments for {kernel}: {detail}")]
+    BadArguments {
+        /// The kernel.
+        kernel: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The device selector matched nothing.
+    #[error("no device matches '{selector}'; run `harness devices` to list them")]
+    NoSuchDevice {
+        /// The selector given.
+        selector: String,
+    },
+}
+
+/// An argument to a kernel launch.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// A device buffer.
+    Buf(&'a Buffer),
+    /// A 32-bit unsigned scalar.
+    U32(u32),
+    /// A 32-bit float scalar.
+    F32(f32),
+    /// A 64-bit unsigned scalar.
+    U64(u64),
+}
+
+/// The shape of a launch: `dims` dimensions of global and local (work-group) size.
+///
+/// Global sizes are rounded up to a multiple of the local size by the backend; every kernel
+/// guards its index against the real extent it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// Number of dimensions in use (1 to 3).
+    pub dims: usize,
+    /// Global size per dimension (executors).
+    pub global: [usize; 3],
+    /// Work-group size per dimension.
+    pub local: [usize; 3],
+}
+
+impl Launch {
+    /// A one-dimensional launch of `global` executors in groups of `local`.
+    pub fn linear(global: usize, local: usize) -> Self {
+        Launch {
+            dims: 1,
+            global: [global.max(1), 1, 1],
+            local: [local.max(1), 1, 1],
+        }
+    }
+
+    /// A single executor.
+    pub fn single() -> Self {
+        Launch::linear(1, 1)
+    }
+
+    /// Global size rounded up to whole work-groups, per dimension.
+    pub fn padded_global(&self) -> [usize; 3] {
+        let mut g = [1; 3];
+        for (d, slot) in g.iter_mut().enumerate().take(self.dims) {
+            *slot = self.global[d].div_ceil(self.local[d]) * self.local[d];
+        }
+        g
+    }
+
+    /// Total executors launched (before padding).
+    pub fn executors(&self) -> usize {
+        self.global[..self.dims].iter().product()
+    }
+}
+
+/// A buffer in a device's memory. Created by [`Device::alloc`].
+pub struct Buffer {
+    bytes: usize,
+    pub(crate) inner: BufferInner,
+}
+
+pub(crate) enum BufferInner {
+    Host(host::HostMemory),
+    Opencl(opencl::ClMemory),
+    Cuda(cuda::CudaMemory),
+}
+
+impl Buffer {
+    /// Size in bytes.
+    pub fn len_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Buffer({} bytes)", self.bytes)
+    }
+}
+
+/// A compiled program: a set of kernels ready to launch on one device.
+pub struct Program {
+    name: String,
+    pub(crate) inner: ProgramInner,
+}
+
+pub(crate) enum ProgramInner {
+    Host(&'static [(&'static str, HostKernel)]),
+    Opencl(opencl::ClProgram),
+    Cuda(cuda::CudaProgram),
+}
+
+impl Program {
+    /// The program's name (its source file).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// One device of one backend.
+pub trait Device {
+    /// What the device says about itself.
+    fn info(&self) -> &DeviceInfo;
+
+    /// Allocate `bytes` of device memory (contents unspecified).
+    fn alloc(&self, bytes: usize) -> Result<Buffer, BackendError>;
+
+    /// Copy `data` into `buf` (same length or shorter), returning the device-timed duration.
+    fn upload(&self, buf: &Buffer, data: &[u8]) -> Result<Seconds, BackendError>;
+
+    /// Copy `buf` into `out` (same length or shorter), returning the device-timed duration.
+    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError>;
+
+    /// Compile a program for this device (the host backend uses the native twins).
+    fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError>;
+
+    /// Launch one kernel and wait for it; returns the device-timed kernel duration.
+    fn launch(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BackendError>;
+
+    /// Launch one kernel and wait for it; returns the host's wall time from before the launch
+    /// call to after completion (what a program pays per launch, overhead included).
+    fn launch_wall(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BackendError> {
+        let start = std::time::Instant::now();
+        self.launch(program, kernel, launch, args)?;
+        Ok(Seconds(start.elapsed().as_secs_f64()))
+    }
+
+    /// A work-group size suited to this device for simple 1-D kernels.
+    fn preferred_group_size(&self) -> usize {
+        self.info().max_group_size.clamp(1, 256)
+    }
+}
+
+/// Write `values` into a fresh buffer.
+pub fn upload_u32(dev: &dyn Device, values: &[u32]) -> Result<Buffer, BackendError> {
+    let buf = dev.alloc(std::mem::size_of_val(values))?;
+    dev.upload(&buf, &u32_bytes(values))?;
+    Ok(buf)
+}
+
+/// Write `values` into a fresh buffer.
+pub fn upload_f32(dev: &dyn Device, values: &[f32]) -> Result<Buffer, BackendError> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let buf = dev.alloc(bytes.len())?;
+    dev.upload(&buf, &bytes)?;
+    Ok(buf)
+}
+
+/// Read `count` u32 values back from `buf`.
+pub fn download_u32(
+    dev: &dyn Device,
+    buf: &Buffer,
+    count: usize,
+) -> Result<Vec<u32>, BackendError> {
+    let mut bytes = vec![0u8; count * 4];
+    dev.download(buf, &mut bytes)?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Read `count` f32 values back from `buf`.
+pub fn download_f32(
+    dev: &dyn Device,
+    buf: &Buffer,
+    count: usize,
+) -> Result<Vec<f32>, BackendError> {
+    Ok(download_u32(dev, buf, count)?
+        .into_iter()
+        .map(f32::from_bits)
+        .collect())
+}
+
+/// The native-endian bytes of `values`.
+pub fn u32_bytes(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+}

@@ -1,0 +1,213 @@
+//! A whole calibration: every microbenchmark in turn, assembled into a [`Calibration`].
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::gaps::{measure_gap, Direction, GapFit};
+use super::kernels::Pattern;
+use super::latency::{levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at};
+use super::ops::measure_ops;
+use super::transfer::{launch_overhead, transfers};
+use super::{BenchContext, BenchError, SamplingPlan};
+use crate::backend::Device;
+use crate::calibration::{
+    Calibration, Executors, Parameter, Parameters, Provenance, ReadLatency, FORMAT_VERSION,
+};
+
+/// How to run a calibration.
+#[derive(Debug, Clone, Default)]
+pub struct CalibrateOptions {
+    /// Fewer sizes and repetitions (a quick look, wider intervals).
+    pub quick: bool,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+    /// Set from a Ctrl-C handler to stop between measurements.
+    pub interrupted: Arc<AtomicBool>,
+}
+
+/// The largest working set of the latency sweep: four times the last-level cache (64 MiB
+/// when its size is unknown), at least 64 MiB, at most 1 GiB and half the largest allocation.
+pub fn max_working_set(device: &dyn Device) -> usize {
+    let info = device.info();
+    let want = info.l2_bytes.map_or(64 << 20, |l2| 4 * l2);
+    want.clamp(64 << 20, 1 << 30)
+        .min(info.max_alloc_bytes / 2)
+        .max(1 << 20) as usize
+}
+
+/// Run every microbenchmark on `device`.
+pub fn calibrate(
+    device: &dyn Device,
+    options: &CalibrateOptions,
+) -> Result<Calibration, BenchError> {
+    let plan = if options.quick {
+        SamplingPlan::quick()
+    } else {
+        SamplingPlan::full()
+    };
+    let mut ctx = BenchContext::new(device, plan.clone(), options.quick)?;
+    ctx.interrupted = options.interrupted.clone();
+    let sizes = sweep_sizes(max_working_set(device));
+    if options.progress {
+        ctx.progress = ProgressBar::new(estimated_steps(&ctx, sizes.len()));
+        ctx.progress.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .expect("the template is valid"),
+        );
+    }
+    let overhead = launch_overhead(&mut ctx)?;
+    let mut sweep = Vec::with_capacity(sizes.len());
+    for &bytes in &sizes {
+        sweep.push(read_latency_at(&mut ctx, bytes)?);
+    }
+    let info = device.info();
+    let clock = info.clock_mhz.map(f64::from);
+    let memory_ws = memory_working_set(&sizes, info.l2_bytes).unwrap_or(sizes[0]);
+    let t_point = sweep
+        .iter()
+        .find(|p| p.working_set_bytes == memory_ws)
+        .cloned()
+        .unwrap_or_else(|| sweep[sweep.len() - 1].clone());
+    let write = write_latency_at(&mut ctx, memory_ws)?;
+    let mut gaps = Vec::new();
+    for pattern in Pattern::ALL {
+        for direction in [Direction::Read, Direction::Write] {
+            gaps.push(measure_gap(&mut ctx, pattern, direction)?);
+        }
+    }
+    let ops = measure_ops(&mut ctx)?;
+    let transfer_fits = transfers(&mut ctx)?;
+    ctx.progress.finish_and_clear();
+
+    let coalesced = |d: Direction| {
+        gaps.iter()
+            .find(|g| g.pattern == Pattern::Coalesced && g.direction == d)
+            .expect("the coalesced sweeps always run")
+    };
+    let executors = Executors {
+        from_attributes: info.resident_executors(),
+        from_knee: coalesced(Direction::Read).knee_executors,
+        knee_ci95: coalesced(Direction::Read).knee_ci95,
+    };
+    let parameters = Parameters {
+        t: Parameter {
+            value: t_point.latency_ns,
+            unit: "ns".into(),
+            ci95: t_point.ci95_ns,
+            method: format!(
+                "pointer chase, one executor, random ring of 128-byte nodes, working set {} bytes; \
+                 per-step time from (time(2s) - time(s)) / s; median and order-statistic 95 % CI",
+                memory_ws
+            ),
+        },
+        big_t: Parameter {
+            value: write.summary.median * 1e9,
+            unit: "ns".into(),
+            ci95: write.summary.ci95.map(|v| v * 1e9),
+            method: format!(
+                "pointer chase with a store and a device-wide fence per step, minus the plain chase \
+                 on the same ring (working set {memory_ws} bytes); median and 95 % CI of the difference"
+            ),
+        },
+        dt: gap_parameter(coalesced(Direction::Read)),
+        big_dt: gap_parameter(coalesced(Direction::Write)),
+        tau: Parameter {
+            value: ops.fma_latency_ns,
+            unit: "ns".into(),
+            ci95: ops.fma_ci95_ns,
+            method: "dependent chain of fp32 FMAs in one executor, (time(2k) - time(k)) per operation"
+                .into(),
+        },
+        n: executors_parameter(&executors),
+    };
+    Ok(Calibration {
+        format_version: FORMAT_VERSION,
+        device: info.clone(),
+        provenance: Provenance {
+            harness_version: env!("CARGO_PKG_VERSION").into(),
+            git_commit: option_env!("HARNESS_GIT_COMMIT")
+                .unwrap_or("unknown")
+                .into(),
+            date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            quick: options.quick,
+        },
+        parameters,
+        read_latency: ReadLatency {
+            levels: levels(&sweep, clock),
+            sweep,
+            memory_working_set_bytes: memory_ws,
+            clock_mhz: clock,
+            clock_source: if clock.is_some() {
+                "nominal (reported maximum; not read during the run)".into()
+            } else {
+                "unknown".into()
+            },
+        },
+        gaps,
+        executors,
+        ops,
+        launch_overhead: overhead,
+        transfers: transfer_fits,
+        sampling: plan,
+        seeds: ctx.seeds,
+        samples: ctx.samples,
+    })
+}
+
+fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
+    let gap_points: usize = Pattern::ALL
+        .iter()
+        .map(|&p| 2 * super::gaps::executor_counts(ctx, p).len())
+        .sum();
+    let transfers =
+        2 * super::transfer::transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes).len();
+    (2 + latency_sizes + 1 + gap_points + 3 + transfers) as u64
+}
+
+fn gap_parameter(g: &GapFit) -> Parameter {
+    let what = match g.direction {
+        Direction::Read => "read",
+        Direction::Write => "write",
+    };
+    Parameter {
+        value: g.gap_ns,
+        unit: "ns".into(),
+        ci95: g.ci95_ns,
+        method: format!(
+            "slope of kernel time against n executors, one coalesced {what} each, least squares \
+             over n = {}..{} (R² = {:.4}); Student-t 95 % CI",
+            g.fit_range[0], g.fit_range[1], g.r_squared
+        ),
+    }
+}
+
+fn executors_parameter(e: &Executors) -> Parameter {
+    match (e.from_knee, e.knee_ci95) {
+        (Some(knee), ci) => Parameter {
+            value: knee,
+            unit: "executors".into(),
+            ci95: ci.unwrap_or([knee, knee]),
+            method: format!(
+                "knee of the coalesced read sweep (where the fitted line meets the flat part); \
+                 the device's attributes give {}",
+                e.from_attributes
+                    .map_or("nothing".to_string(), |a| a.to_string())
+            ),
+        },
+        (None, _) => {
+            let a = e.from_attributes.unwrap_or(1) as f64;
+            Parameter {
+                value: a,
+                unit: "executors".into(),
+                ci95: [a, a],
+                method: "compute units × resident threads per unit (device attributes); the sweep \
+                         showed no knee"
+                    .into(),
+            }
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The microbenchmark program (`kernels/microbench.kern`) and the native twins of its kernels.
+
+use rayon::prelude::*;
+
+use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
+
+/// Stride of the strided pattern, in 4-byte elements (one 128-byte line per executor).
+pub const STRIDE_ELEMENTS: u32 = 32;
+/// Odd multiplier of the random pattern; a bijection modulo any power of two.
+pub const RANDOM_MULTIPLIER: u32 = 2_654_435_761;
+
+/// Access patterns of the Δt/ΔT kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Executor i touches element i.
+    Coalesced,
+    /// Executor i touches element 32·i (its own 128-byte line).
+    Strided,
+    /// Executor i touches element (i·2654435761) mod 2^k: a scattered bijection.
+    Random,
+}
+
+impl Pattern {
+    /// Every pattern, in report order.
+    pub const ALL: [Pattern; 3] = [Pattern::Coalesced, Pattern::Strided, Pattern::Random];
+
+    /// The kernel's `pattern` argument.
+    pub fn code(self) -> u32 {
+        match self {
+            Pattern::Coalesced => 0,
+            Pattern::Strided => 1,
+            Pattern::Random => 2,
+        }
+    }
+
+    /// Elements a buffer needs for `n` executors, and the mask passed to the kernel.
+    pub fn extent(self, n: u32) -> (usize, u32) {
+        match self {
+            Pattern::Coalesced => (n as usize, 0),
+            Pattern::Strided => (n as usize * STRIDE_ELEMENTS as usize, 0),
+            Pattern::Random => {
+                let size = n.next_power_of_two();
+                (size as usize, size - 1)
+            }
+        }
+    }
+
+    /// The element executor `i` touches (the kernel's `TOUCH_INDEX`).
+    pub fn index(self, i: u32, mask: u32) -> u32 {
+        match self {
+            Pattern::Coalesced => i,
+            Pattern::Strided => i.wrapping_mul(STRIDE_ELEMENTS),
+            Pattern::Random => i.wrapping_mul(RANDOM_MULTIPLIER) & mask,
+        }
+    }
+}
+
+/// Multiplicative inverse of an odd number modulo 2^32 (Newton's iteration).
+fn inverse_mod_2_32(a: u32) -> u32 {
+    let mut x = a;
+    for _ in 0..5 {
+        x = x.wrapping_mul(2u32.wrapping_sub(a.wrapping_mul(x)));
+    }
+    x
+}
+
+/// The microbenchmark program with its host twins.
+pub fn program() -> ProgramSource {
+    ProgramSource::embedded(
+        "microbench.kern",
+        include_str!("../../../kernels/microbench.kern"),
+        HOST_TWINS,
+    )
+}
+
+const HOST_TWINS: &[(&str, HostKernel)] = &[
+    ("empty", host_empty),
+    ("chase", host_chase),
+    ("chase_store", host_chase_store),
+    ("read_one", host_read_one),
+    ("write_one", host_write_one),
+    ("add_chain", host_add_chain),
+    ("fma_chain", host_fma_chain),
+    ("fma_throughput", host_fma_throughput),
+];
+
+fn host_empty(_: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    Ok(())
+}
+
+fn follow(next: &[u32], j: u32) -> Result<u32, String> {
+    next.get(j as usize)
+        .copied()
+        .ok_or_else(|| format!("ring link {j} points outside the buffer"))
+}
+
+fn host_chase(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let next = a.slice::<u32>(0)?;
+    let steps = a.u32(1)?;
+    let out = a.slice_mut::<u32>(2)?;
+    let mut j = 0u32;
+    for _ in 0..steps {
+        j = follow(next, j)?;
+    }
+    out[0] = j;
+    Ok(())
+}
+
+fn host_chase_store(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let next = a.slice::<u32>(0)?;
+    let steps = a.u32(1)?;
+    let sink = a.slice_mut::<u32>(2)?;
+    let out = a.slice_mut::<u32>(3)?;
+    let mut j = 0u32;
+    for s in 0..steps {
+        *sink
+            .get_mut(j as usize)
+            .ok_or_else(|| format!("store index {j} outside the buffer"))? = s;
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        j = follow(next, j)?;
+    }
+    out[0] = j;
+    Ok(())
+}
+
+fn pattern_of(code: u32) -> Result<Pattern, String> {
+    Pattern::ALL
+        .into_iter()
+        .find(|p| p.code() == code)
+        .ok_or_else(|| format!("unknown pattern code {code}"))
+}
+
+fn host_read_one(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let data = a.slice::<u32>(0)?;
+    let n = a.u32(1)?;
+    let pattern = pattern_of(a.u32(2)?)?;
+    let mask = a.u32(3)?;
+    let errors = a.slice_mut::<u32>(4)?;
+    let wrong = (0..n)
+        .into_par_iter()
+        .filter(|&i| {
+            let k = pattern.index(i, mask);
+            data.get(k as usize) != Some(&k)
+        })
+        .count();
+    errors[0] += wrong as u32;
+    Ok(())
+}
+
+fn host_write_one(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let data = a.slice_mut::<u32>(0)?;
+    let n = a.u32(1)?;
+    let pattern = pattern_of(a.u32(2)?)?;
+    let mask = a.u32(3)?;
+    let (needed, _) = pattern.extent(n);
+    if data.len() < needed {
+        return Err(format!(
+            "buffer of {} elements, {needed} needed",
+            data.len()
+        ));
+    }
+    match pattern {
+        Pattern::Coalesced => data[..n as usize]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(k, v)| *v = k as u32),
+        Pattern::Strided => data
+            .par_chunks_mut(STRIDE_ELEMENTS as usize)
+            .take(n as usize)
+            .enumerate()
+            .for_each(|(i, line)| line[0] = i as u32 * STRIDE_ELEMENTS),
+        Pattern::Random => {
+            // Walk the targets instead of the executors so the writes split safely.
+            let inverse = inverse_mod_2_32(RANDOM_MULTIPLIER);
+            data[..=mask as usize]
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(k, v)| {
+                    if (k as u32).wrapping_mul(inverse) & mask < n {
+                        *v = k as u32;
+                    }
+                });
+        }
+    }
+    Ok(())
+}
+
+fn host_add_chain(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let data = a.slice_mut::<f32>(0)?;
+    let iters = a.u32(1)?;
+    let (mut x, y) = (data[0], data[1]);
+    for _ in 0..iters * 8 {
+        x += y;
+    }
+    data[2] = x;
+    Ok(())
+}
+
+fn host_fma_chain(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let data = a.slice_mut::<f32>(0)?;
+    let iters = a.u32(1)?;
+    let (mut x, m, b) = (data[0], data[1], data[2]);
+    for _ in 0..iters * 8 {
+        x = x.mul_add(m, b);
+    }
+    data[3] = x;
+    Ok(())
+}
+
+/// The value executor `i` of `fma_throughput` stores.
+pub fn fma_throughput_value(i: u32, iters: u32, m: f32, b: f32) -> f32 {
+    let x0 = (i & 1023) as f32;
+    let mut x = [
+        x0,
+        x0 + 1.0,
+        x0 + 2.0,
+        x0 + 3.0,
+        x0 + 4.0,
+        x0 + 5.0,
+        x0 + 6.0,
+        x0 + 7.0,
+    ];
+    for _ in 0..iters {
+        for v in &mut x {
+            *v = v.mul_add(m, b);
+        }
+    }
+    ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
+}
+
+fn host_fma_throughput(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let out = a.slice_mut::<f32>(0)?;
+    let n = a.u32(1)?;
+    let iters = a.u32(2)?;
+    let (m, b) = (a.f32(3)?, a.f32(4)?);
+    out[..n as usize]
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, v)| *v = fma_throughput_value(i as u32, iters, m, b));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverse_is_inverse() {
+        assert_eq!(
+            RANDOM_MULTIPLIER.wrapping_mul(inverse_mod_2_32(RANDOM_MULTIPLIER)),
+            1
+        );
+    }
+
+    #[test]
+    fn random_pattern_is_a_bijection() {
+        let (size, mask) = Pattern::Random.extent(1000);
+        let mut seen = vec![false; size];
+        for i in 0..1000 {
+            let k = Pattern::Random.index(i, mask) as usize;
+            assert!(!seen[k]);
+            seen[k] = true;
+        }
+    }
+}

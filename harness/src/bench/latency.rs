@@ -1,0 +1,281 @@
+//! Read latency t and write latency T by pointer chasing (PAPERS.md §1: t, T).
+//!
+//! **t.** One executor follows a random cyclic permutation (Sattolo's algorithm) of nodes
+//! spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
+//! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
+//! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
+//! the cache levels, and t is the device-memory level.
+//!
+//! **T.** The same chase, but every step first stores to the node it stands on and then
+//! issues a device-wide memory fence (`__threadfence()` / `mem_fence`), so the store must be
+//! performed at the point of coherence before the next load may issue. T is the extra time
+//! per step over the plain chase on the same ring, measured in the same sample.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{verify, BenchContext, BenchError, Measured};
+use crate::backend::{download_u32, upload_u32, Arg, Buffer, Launch};
+
+/// Bytes between consecutive nodes of the ring: one GPU cache line.
+pub const NODE_BYTES: usize = 128;
+const NODE_WORDS: usize = NODE_BYTES / 4;
+/// Smallest working set of the sweep.
+pub const MIN_WORKING_SET: usize = 4 << 10;
+
+/// One point of the latency sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyPoint {
+    /// Working set in bytes.
+    pub working_set_bytes: usize,
+    /// Median latency per dependent load, ns.
+    pub latency_ns: f64,
+    /// Its 95 % CI, ns.
+    pub ci95_ns: [f64; 2],
+    /// Samples whose modified Z-score exceeded 3.5 (kept).
+    pub outliers: usize,
+}
+
+/// A plateau of the sweep: one level of the memory hierarchy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyLevel {
+    /// `L1`, `L2`, … and `memory` for the last one.
+    pub level: String,
+    /// Working sets covered, bytes `[first, last]`.
+    pub working_set_bytes: [usize; 2],
+    /// Median of the plateau's point latencies, ns.
+    pub latency_ns: f64,
+    /// Range of the plateau points' CIs, ns.
+    pub ci95_ns: [f64; 2],
+    /// Latency in core clock cycles, where the clock is known.
+    pub cycles: Option<f64>,
+}
+
+/// A random ring of `nodes` nodes spaced `NODE_WORDS` apart: `next[node] = successor`.
+pub fn ring(nodes: usize, seed: u64) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..nodes).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Sattolo's algorithm: a uniformly random single cycle.
+    for i in (1..nodes).rev() {
+        let j = rng.gen_range(0..i);
+        order.swap(i, j);
+    }
+    let mut next = vec![0u32; nodes * NODE_WORDS];
+    for k in 0..nodes {
+        let from = order[k] * NODE_WORDS;
+        let to = order[(k + 1) % nodes] * NODE_WORDS;
+        next[from] = to as u32;
+    }
+    next
+}
+
+/// Where a chase of `steps` steps from node 0 ends.
+pub fn chase_end(next: &[u32], steps: u32) -> u32 {
+    (0..steps).fold(0u32, |j, _| next[j as usize])
+}
+
+struct Ring {
+    next: Buffer,
+    host: Vec<u32>,
+    out: Buffer,
+}
+
+fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchError> {
+    let nodes = (bytes / NODE_BYTES).max(2);
+    let seed = 0x5eed_0000 + bytes as u64;
+    ctx.seeds.insert(format!("ring_{bytes}"), seed);
+    let host = ring(nodes, seed);
+    Ok(Ring {
+        next: upload_u32(ctx.device, &host)?,
+        out: upload_u32(ctx.device, &[0])?,
+        host,
+    })
+}
+
+fn chase_time(ctx: &BenchContext<'_>, r: &Ring, steps: u32) -> Result<f64, BenchError> {
+    let t = ctx.launch(
+        "chase",
+        &Launch::single(),
+        &[Arg::Buf(&r.next), Arg::U32(steps), Arg::Buf(&r.out)],
+    )?;
+    Ok(t.0)
+}
+
+fn verify_chase(ctx: &BenchContext<'_>, r: &Ring, steps: u32) -> Result<(), BenchError> {
+    chase_time(ctx, r, steps)?;
+    let got = download_u32(ctx.device, &r.out, 1)?[0];
+    let want = chase_end(&r.host, steps);
+    verify(got == want, "read latency", || {
+        format!("chase of {steps} steps ended at {got}, host says {want}")
+    })
+}
+
+/// Steps per chase: enough that the kernel runs well beyond timer resolution.
+pub fn chase_steps(quick: bool) -> u32 {
+    if quick {
+        1 << 13
+    } else {
+        1 << 15
+    }
+}
+
+/// Measure the latency of one working set.
+pub fn read_latency_at(
+    ctx: &mut BenchContext<'_>,
+    bytes: usize,
+) -> Result<LatencyPoint, BenchError> {
+    let r = upload_ring(ctx, bytes)?;
+    let steps = chase_steps(ctx.quick);
+    verify_chase(ctx, &r, steps)?;
+    let name = format!("read_latency_s/{bytes}");
+    let m = ctx.measure(&name, || {
+        let short = chase_time(ctx, &r, steps)?;
+        let long = chase_time(ctx, &r, 2 * steps)?;
+        Ok((long - short) / f64::from(steps))
+    })?;
+    ctx.record(&name, &m);
+    Ok(point(bytes, &m))
+}
+
+fn point(bytes: usize, m: &Measured) -> LatencyPoint {
+    LatencyPoint {
+        working_set_bytes: bytes,
+        latency_ns: m.summary.median * 1e9,
+        ci95_ns: [m.summary.ci95[0] * 1e9, m.summary.ci95[1] * 1e9],
+        outliers: m.summary.outliers,
+    }
+}
+
+/// The working sets of the sweep: 4 KiB doubling up to `max_bytes`.
+pub fn sweep_sizes(max_bytes: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    let mut s = MIN_WORKING_SET;
+    while s <= max_bytes {
+        sizes.push(s);
+        s *= 2;
+    }
+    sizes
+}
+
+/// Group a sweep into plateaus: a new level starts where latency jumps by more than 30 %
+/// over the previous point. Single-point groups between plateaus are transitions and are
+/// dropped from the levels (they stay in the sweep), except the last group, which is always
+/// the `memory` level.
+pub fn levels(sweep: &[LatencyPoint], clock_mhz: Option<f64>) -> Vec<LatencyLevel> {
+    let mut groups: Vec<Vec<&LatencyPoint>> = Vec::new();
+    for p in sweep {
+        match groups.last_mut() {
+            Some(g) if p.latency_ns <= g[g.len() - 1].latency_ns * 1.3 => g.push(p),
+            _ => groups.push(vec![p]),
+        }
+    }
+    let last = groups.len().saturating_sub(1);
+    let kept: Vec<&Vec<&LatencyPoint>> = groups
+        .iter()
+        .enumerate()
+        .filter(|(i, g)| g.len() >= 2 || *i == last)
+        .map(|(_, g)| g)
+        .collect();
+    let count = kept.len();
+    kept.into_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut lat: Vec<f64> = g.iter().map(|p| p.latency_ns).collect();
+            lat.sort_by(f64::total_cmp);
+            let latency_ns = crate::fit::stats::median_of_sorted(&lat);
+            LatencyLevel {
+                level: if i + 1 == count {
+                    "memory".to_string()
+                } else {
+                    format!("L{}", i + 1)
+                },
+                working_set_bytes: [g[0].working_set_bytes, g[g.len() - 1].working_set_bytes],
+                latency_ns,
+                ci95_ns: [
+                    g.iter().map(|p| p.ci95_ns[0]).fold(f64::INFINITY, f64::min),
+                    g.iter()
+                        .map(|p| p.ci95_ns[1])
+                        .fold(f64::NEG_INFINITY, f64::max),
+                ],
+                cycles: clock_mhz.map(|mhz| latency_ns * mhz / 1000.0),
+            }
+        })
+        .collect()
+}
+
+/// The working set at which t is read: the smallest swept size at least twice the L2
+/// (so nearly every load misses it), or the largest swept size when L2 is unknown.
+pub fn memory_working_set(sizes: &[usize], l2_bytes: Option<u64>) -> Option<usize> {
+    let largest = sizes.last().copied()?;
+    Some(match l2_bytes {
+        Some(l2) => sizes
+            .iter()
+            .copied()
+            .find(|&s| s as u64 >= 2 * l2)
+            .unwrap_or(largest),
+        None => largest,
+    })
+}
+
+/// Write latency at working set `bytes`: per-step time of the store-and-fence chase minus
+/// that of the plain chase, both measured in each sample.
+pub fn write_latency_at(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Measured, BenchError> {
+    let r = upload_ring(ctx, bytes)?;
+    let sink = ctx.device.alloc(r.host.len() * 4)?;
+    let steps = chase_steps(ctx.quick);
+    verify_chase_store(ctx, &r, &sink, steps)?;
+    let store_time = |ctx: &BenchContext<'_>, s: u32| -> Result<f64, BenchError> {
+        Ok(ctx
+            .launch(
+                "chase_store",
+                &Launch::single(),
+                &[
+                    Arg::Buf(&r.next),
+                    Arg::U32(s),
+                    Arg::Buf(&sink),
+                    Arg::Buf(&r.out),
+                ],
+            )?
+            .0)
+    };
+    let name = format!("write_latency_s/{bytes}");
+    let m = ctx.measure(&name, || {
+        let store = (store_time(ctx, 2 * steps)? - store_time(ctx, steps)?) / f64::from(steps);
+        let load =
+            (chase_time(ctx, &r, 2 * steps)? - chase_time(ctx, &r, steps)?) / f64::from(steps);
+        Ok(store - load)
+    })?;
+    ctx.record(&name, &m);
+    Ok(m)
+}
+
+fn verify_chase_store(
+    ctx: &BenchContext<'_>,
+    r: &Ring,
+    sink: &Buffer,
+    steps: u32,
+) -> Result<(), BenchError> {
+    ctx.device.upload(sink, &vec![0xffu8; r.host.len() * 4])?;
+    ctx.launch(
+        "chase_store",
+        &Launch::single(),
+        &[
+            Arg::Buf(&r.next),
+            Arg::U32(steps),
+            Arg::Buf(sink),
+            Arg::Buf(&r.out),
+        ],
+    )?;
+    let mut want = vec![u32::MAX; r.host.len()];
+    let mut j = 0u32;
+    for s in 0..steps {
+        want[j as usize] = s;
+        j = r.host[j as usize];
+    }
+    let got = download_u32(ctx.device, sink, r.host.len())?;
+    let end = download_u32(ctx.device, &r.out, 1)?[0];
+    verify(end == j && got == want, "write latency", || {
+        format!("store chase ended at {end} (host {j}) or stored values differ")
+    })
+}

@@ -1,0 +1,151 @@
+//! Microbenchmarks that measure the max-plus model's parameters (PAPERS.md §1) on a device:
+//! read and write latency (t, T), serialization intervals (Δt, ΔT), operation time (τ),
+//! simultaneous executors (n), launch overhead and transfers.
+//!
+//! Every benchmark checks its kernel's output against the host twin before believing a time.
+
+pub mod calibrate;
+pub mod gaps;
+pub mod kernels;
+pub mod latency;
+pub mod ops;
+pub mod sampling;
+pub mod transfer;
+
+use std::collections::BTreeMap;
+
+use indicatif::ProgressBar;
+use thiserror::Error;
+
+use crate::backend::{Arg, BackendError, Device, Launch, Program, Seconds};
+use crate::fit::linear::LinearFitError;
+use crate::fit::stats::StatsError;
+pub use sampling::{Measured, SamplingPlan};
+
+/// Errors of a benchmark run.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// The device failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// A kernel's output disagrees with the host twin.
+    #[error("verification failed in {benchmark}: {detail}")]
+    Mismatch {
+        /// The benchmark.
+        benchmark: String,
+        /// What differed.
+        detail: String,
+    },
+    /// A statistic could not be formed.
+    #[error("statistics for {what}: {source}")]
+    Stats {
+        /// What was measured.
+        what: String,
+        /// Why.
+        source: StatsError,
+    },
+    /// A fit could not be formed.
+    #[error("fit for {what}: {source}")]
+    Fit {
+        /// What was fitted.
+        what: String,
+        /// Why.
+        source: LinearFitError,
+    },
+    /// The user interrupted the run.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Everything a benchmark needs: the device, the compiled program, the sampling plan, the
+/// progress bar and the raw samples it records.
+pub struct BenchContext<'d> {
+    /// The device under test.
+    pub device: &'d dyn Device,
+    /// The compiled microbenchmark program.
+    pub program: Program,
+    /// How many repetitions to take.
+    pub plan: SamplingPlan,
+    /// Fewer sizes and repetitions.
+    pub quick: bool,
+    /// Progress display (hidden when not on a terminal).
+    pub progress: ProgressBar,
+    /// Raw samples by name, for the calibration file.
+    pub samples: BTreeMap<String, Vec<f64>>,
+    /// Seeds used for random permutations, by purpose.
+    pub seeds: BTreeMap<String, u64>,
+    /// Set by Ctrl-C; checked between measurements.
+    pub interrupted: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<'d> BenchContext<'d> {
+    /// Compile the microbenchmark program for `device`.
+    pub fn new(
+        device: &'d dyn Device,
+        plan: SamplingPlan,
+        quick: bool,
+    ) -> Result<Self, BenchError> {
+        let program = device.compile(&kernels::program())?;
+        Ok(BenchContext {
+            device,
+            program,
+            plan,
+            quick,
+            progress: ProgressBar::hidden(),
+            samples: BTreeMap::new(),
+            seeds: BTreeMap::new(),
+            interrupted: Default::default(),
+        })
+    }
+
+    /// Launch a kernel of the microbenchmark program; device-timed.
+    pub fn launch(
+        &self,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BenchError> {
+        if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(BenchError::Interrupted);
+        }
+        Ok(self.device.launch(&self.program, kernel, launch, args)?)
+    }
+
+    /// Measure `run` under the plan; `name` labels the progress line and errors.
+    pub fn measure(
+        &self,
+        name: &str,
+        run: impl FnMut() -> Result<f64, BenchError>,
+    ) -> Result<Measured, BenchError> {
+        self.progress.set_message(name.to_string());
+        sampling::measure(&self.plan, name, run)
+    }
+
+    /// Keep the raw samples of `measured` under `name` for the calibration file.
+    pub fn record(&mut self, name: &str, measured: &Measured) {
+        self.samples
+            .insert(name.to_string(), measured.samples.clone());
+        self.progress.inc(1);
+    }
+
+    /// A work-group size for 1-D launches on this device.
+    pub fn group(&self) -> usize {
+        self.device.preferred_group_size()
+    }
+}
+
+/// Fail with a mismatch unless `ok`.
+pub fn verify(
+    ok: bool,
+    benchmark: &str,
+    detail: impl FnOnce() -> String,
+) -> Result<(), BenchError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(BenchError::Mismatch {
+            benchmark: benchmark.to_string(),
+            detail: detail(),
+        })
+    }
+}

@@ -1,0 +1,137 @@
+//! Launch overhead and host↔device transfers (the DVM Predictor's two communication
+//! numbers, PAPERS.md §5: `time = start_time + bytes × time_per_byte`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{verify, BenchContext, BenchError};
+use crate::backend::{Arg, Launch};
+use crate::fit::linear::fit_line;
+
+/// Cost of launching an empty kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchOverhead {
+    /// Device-timed duration of an empty kernel, ns.
+    pub device_ns: f64,
+    /// Its 95 % CI.
+    pub device_ci95_ns: [f64; 2],
+    /// Host wall time from launch call to completion, ns (what a program pays per launch).
+    pub wall_ns: f64,
+    /// Its 95 % CI.
+    pub wall_ci95_ns: [f64; 2],
+}
+
+/// A transfer direction fitted as start time + bytes × time per byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransferFit {
+    /// `host_to_device` or `device_to_host`.
+    pub direction: String,
+    /// Start time (intercept), ns.
+    pub start_ns: f64,
+    /// Its 95 % CI.
+    pub start_ci95_ns: [f64; 2],
+    /// Time per byte (slope), ns.
+    pub ns_per_byte: f64,
+    /// Its 95 % CI.
+    pub ns_per_byte_ci95: [f64; 2],
+    /// 1 / time per byte, GB/s.
+    pub bandwidth_gbps: f64,
+    /// R² of the fit.
+    pub r_squared: f64,
+    /// Sizes `[smallest, largest]`, bytes.
+    pub fit_range_bytes: [usize; 2],
+    /// Median time per size, `[bytes, ns]`.
+    pub points: Vec<[f64; 2]>,
+}
+
+/// Measure the empty-kernel overhead, device-timed and wall.
+pub fn launch_overhead(ctx: &mut BenchContext<'_>) -> Result<LaunchOverhead, BenchError> {
+    let sink = ctx.device.alloc(4)?;
+    let launch = Launch::single();
+    let device = ctx.measure("empty_device_s", || {
+        Ok(ctx.launch("empty", &launch, &[Arg::Buf(&sink)])?.0)
+    })?;
+    ctx.record("empty_device_s", &device);
+    let wall = ctx.measure("empty_wall_s", || {
+        Ok(ctx
+            .device
+            .launch_wall(&ctx.program, "empty", &launch, &[Arg::Buf(&sink)])?
+            .0)
+    })?;
+    ctx.record("empty_wall_s", &wall);
+    let ns = |v: f64| v * 1e9;
+    Ok(LaunchOverhead {
+        device_ns: ns(device.summary.median),
+        device_ci95_ns: device.summary.ci95.map(ns),
+        wall_ns: ns(wall.summary.median),
+        wall_ci95_ns: wall.summary.ci95.map(ns),
+    })
+}
+
+/// Transfer sizes: 4 KiB to 64 MiB (16 MiB when quick), ×4 apart.
+pub fn transfer_sizes(quick: bool, max_alloc: u64) -> Vec<usize> {
+    let top = if quick { 16 << 20 } else { 64 << 20 };
+    let top = top.min((max_alloc / 2) as usize);
+    let mut sizes = Vec::new();
+    let mut s = 4usize << 10;
+    while s <= top {
+        sizes.push(s);
+        s *= 4;
+    }
+    sizes
+}
+
+/// Measure and fit both directions.
+pub fn transfers(ctx: &mut BenchContext<'_>) -> Result<Vec<TransferFit>, BenchError> {
+    let sizes = transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes);
+    let largest = *sizes.last().unwrap_or(&4096);
+    let buf = ctx.device.alloc(largest)?;
+    let pattern: Vec<u8> = (0..largest).map(|i| (i * 7 + 3) as u8).collect();
+    let mut back = vec![0u8; largest];
+    ctx.device.upload(&buf, &pattern)?;
+    ctx.device.download(&buf, &mut back)?;
+    verify(back == pattern, "transfers", || {
+        "data read back differs from data written".into()
+    })?;
+    let mut up = Vec::new();
+    let mut down = Vec::new();
+    for &bytes in &sizes {
+        let name = format!("host_to_device_s/{bytes}");
+        let m = ctx.measure(&name, || Ok(ctx.device.upload(&buf, &pattern[..bytes])?.0))?;
+        ctx.record(&name, &m);
+        up.push([bytes as f64, m.summary.median * 1e9]);
+        let name = format!("device_to_host_s/{bytes}");
+        let m = ctx.measure(&name, || {
+            Ok(ctx.device.download(&buf, &mut back[..bytes])?.0)
+        })?;
+        ctx.record(&name, &m);
+        down.push([bytes as f64, m.summary.median * 1e9]);
+    }
+    Ok(vec![
+        fit_transfer("host_to_device", up)?,
+        fit_transfer("device_to_host", down)?,
+    ])
+}
+
+fn fit_transfer(direction: &str, points: Vec<[f64; 2]>) -> Result<TransferFit, BenchError> {
+    let x: Vec<f64> = points.iter().map(|p| p[0]).collect();
+    let y: Vec<f64> = points.iter().map(|p| p[1]).collect();
+    let fit = fit_line(&x, &y).map_err(|source| BenchError::Fit {
+        what: format!("{direction} transfers"),
+        source,
+    })?;
+    Ok(TransferFit {
+        direction: direction.to_string(),
+        start_ns: fit.intercept,
+        start_ci95_ns: fit.intercept_ci95,
+        ns_per_byte: fit.slope,
+        ns_per_byte_ci95: fit.slope_ci95,
+        bandwidth_gbps: if fit.slope > 0.0 {
+            1.0 / fit.slope
+        } else {
+            f64::NAN
+        },
+        r_squared: fit.r_squared,
+        fit_range_bytes: [x[0] as usize, x[x.len() - 1] as usize],
+        points,
+    })
+}

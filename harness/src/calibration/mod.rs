@@ -1,0 +1,230 @@
+//! The calibration file: a device's measured max-plus parameters (PAPERS.md §1), each with
+//! unit, 95 % CI and method, plus everything behind them (sweeps, fits, raw samples).
+//!
+//! Files are written atomically (a temporary file in the same folder, then a rename) and
+//! read with errors that name the field that is wrong.
+
+pub mod compare;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::backend::DeviceInfo;
+use crate::bench::gaps::GapFit;
+use crate::bench::latency::{LatencyLevel, LatencyPoint};
+use crate::bench::ops::OpTimes;
+use crate::bench::transfer::{LaunchOverhead, TransferFit};
+use crate::bench::SamplingPlan;
+
+/// Version of the file layout; bumped when a field changes meaning.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One measured parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// The value.
+    pub value: f64,
+    /// Its unit (`ns`, `executors`).
+    pub unit: String,
+    /// 95 % confidence interval `[low, high]`.
+    pub ci95: [f64; 2],
+    /// How it was measured.
+    pub method: String,
+}
+
+/// The max-plus model's parameters under the papers' short names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parameters {
+    /// Read latency t (device-memory level of the pointer chase).
+    pub t: Parameter,
+    /// Write latency T.
+    #[serde(rename = "T")]
+    pub big_t: Parameter,
+    /// Read serialization interval Δt (coalesced).
+    pub dt: Parameter,
+    /// Write serialization interval ΔT (coalesced).
+    #[serde(rename = "dT")]
+    pub big_dt: Parameter,
+    /// Operation time τ (dependent fp32 FMA).
+    pub tau: Parameter,
+    /// Simultaneous executors n.
+    pub n: Parameter,
+}
+
+/// Build provenance of the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Harness version.
+    pub harness_version: String,
+    /// Git commit the harness was built from, where known.
+    pub git_commit: String,
+    /// When the calibration ran (UTC, RFC 3339).
+    pub date: String,
+    /// Whether `--quick` was used.
+    pub quick: bool,
+}
+
+/// Read latency: the sweep and its levels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadLatency {
+    /// Every working set measured.
+    pub sweep: Vec<LatencyPoint>,
+    /// Plateaus (L1, L2, …, memory).
+    pub levels: Vec<LatencyLevel>,
+    /// Working set at which t was taken, bytes.
+    pub memory_working_set_bytes: usize,
+    /// Clock used for the cycle conversion, MHz, and where it came from.
+    pub clock_mhz: Option<f64>,
+    /// `nominal` (reported maximum) or `measured`.
+    pub clock_source: String,
+}
+
+/// Executors from the device's attributes and from the bandwidth knee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Executors {
+    /// compute units × resident threads per unit.
+    pub from_attributes: Option<u64>,
+    /// The knee of the coalesced read sweep.
+    pub from_knee: Option<f64>,
+    /// Its CI from the slope's CI.
+    pub knee_ci95: Option<[f64; 2]>,
+}
+
+/// A complete calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// File layout version.
+    pub format_version: u32,
+    /// The device fingerprint.
+    pub device: DeviceInfo,
+    /// How and when it was made.
+    pub provenance: Provenance,
+    /// The model's parameters.
+    pub parameters: Parameters,
+    /// The pointer-chase sweep and levels.
+    pub read_latency: ReadLatency,
+    /// Δt and ΔT per pattern.
+    pub gaps: Vec<GapFit>,
+    /// Executors by both methods.
+    pub executors: Executors,
+    /// Operation latencies and throughput.
+    pub ops: OpTimes,
+    /// Empty-kernel overhead.
+    pub launch_overhead: LaunchOverhead,
+    /// Transfer fits.
+    pub transfers: Vec<TransferFit>,
+    /// The sampling plan used.
+    pub sampling: SamplingPlan,
+    /// Seeds of the random permutations, by purpose.
+    pub seeds: BTreeMap<String, u64>,
+    /// Raw samples in seconds, by quantity.
+    pub samples: BTreeMap<String, Vec<f64>>,
+}
+
+/// Errors reading or writing calibration files.
+#[derive(Debug, Error)]
+pub enum CalibrationError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a valid calibration.
+    #[error("{path}: field {field}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Path of the offending field, e.g. `parameters.dt.value`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Calibration {
+    /// Read and validate a calibration file.
+    pub fn load(path: &Path) -> Result<Self, CalibrationError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CalibrationError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(&text).map_err(|(field, message)| CalibrationError::Parse {
+            path: path.to_path_buf(),
+            field,
+            message,
+        })
+    }
+
+    /// Parse from JSON text; the error names the field path and the problem.
+    pub fn from_json(text: &str) -> Result<Self, (String, String)> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            let field = if field == "." {
+                "(top level)".into()
+            } else {
+                field
+            };
+            (field, e.into_inner().to_string())
+        })
+    }
+
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a calibration always serialises")
+    }
+
+    /// Write to `path` atomically: a temporary file beside it, then a rename.
+    pub fn save(&self, path: &Path) -> Result<(), CalibrationError> {
+        write_atomically(path, self.to_json().as_bytes()).map_err(|source| {
+            CalibrationError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file in the same folder and a rename, so a
+/// reader never sees a partial file and an interrupted run leaves none behind.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// `calibrations/<slug>.json` under `dir`.
+pub fn default_path(dir: &Path, device: &DeviceInfo) -> PathBuf {
+    dir.join(format!("{}.json", device.slug()))
+}

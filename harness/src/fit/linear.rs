@@ -1,0 +1,152 @@
+//! Straight-line least squares with standard errors, 95 % intervals and R², over `linregress`.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use thiserror::Error;
+
+/// Errors from a linear fit.
+#[derive(Debug, Error, PartialEq)]
+pub enum LinearFitError {
+    /// Fewer than three points leave no degrees of freedom for an interval.
+    #[error("a line needs at least 3 points to give an interval, got {0}")]
+    TooFewPoints(usize),
+    /// x and y of different lengths.
+    #[error("{x} x values but {y} y values")]
+    LengthMismatch {
+        /// Count of x.
+        x: usize,
+        /// Count of y.
+        y: usize,
+    },
+    /// A NaN or infinite value.
+    #[error("point {0} is not finite")]
+    NotFinite(usize),
+    /// All x equal: the slope is undefined.
+    #[error("all x values are equal; the slope is undefined")]
+    DegenerateX,
+    /// The regression library failed.
+    #[error("regression failed: {0}")]
+    Regression(String),
+}
+
+/// `y = intercept + slope·x`, fitted by ordinary least squares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearFit {
+    /// The slope.
+    pub slope: f64,
+    /// Its standard error.
+    pub slope_se: f64,
+    /// Its 95 % confidence interval (Student t, n − 2 degrees of freedom).
+    pub slope_ci95: [f64; 2],
+    /// The intercept.
+    pub intercept: f64,
+    /// Its standard error.
+    pub intercept_se: f64,
+    /// Its 95 % confidence interval.
+    pub intercept_ci95: [f64; 2],
+    /// Coefficient of determination.
+    pub r_squared: f64,
+    /// Number of points.
+    pub points: usize,
+    /// Smallest and largest x used.
+    pub x_range: [f64; 2],
+}
+
+/// The two-sided 95 % Student t quantile for `dof` degrees of freedom.
+pub fn t_quantile_95(dof: usize) -> f64 {
+    StudentsT::new(0.0, 1.0, dof.max(1) as f64)
+        .map(|t| t.inverse_cdf(0.975))
+        .unwrap_or(f64::INFINITY)
+}
+
+/// Fit a line through `(x, y)`.
+///
+/// ```
+/// use harness::fit::linear::fit_line;
+/// let fit = fit_line(&[1.0, 2.0, 3.0, 4.0], &[3.0, 5.0, 7.0, 9.0]).unwrap();
+/// assert!((fit.slope - 2.0).abs() < 1e-12 && (fit.intercept - 1.0).abs() < 1e-12);
+/// ```
+pub fn fit_line(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitError> {
+    if x.len() != y.len() {
+        return Err(LinearFitError::LengthMismatch {
+            x: x.len(),
+            y: y.len(),
+        });
+    }
+    if x.len() < 3 {
+        return Err(LinearFitError::TooFewPoints(x.len()));
+    }
+    if let Some(i) = (0..x.len()).find(|&i| !x[i].is_finite() || !y[i].is_finite()) {
+        return Err(LinearFitError::NotFinite(i));
+    }
+    let x_min = x.iter().copied().fold(f64::INFINITY, f64::min);
+    let x_max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if x_min == x_max {
+        return Err(LinearFitError::DegenerateX);
+    }
+    let (intercept, slope, intercept_se, slope_se, r_squared) = ols(x, y)?;
+    let t = t_quantile_95(x.len() - 2);
+    Ok(LinearFit {
+        slope,
+        slope_se,
+        slope_ci95: [slope - t * slope_se, slope + t * slope_se],
+        intercept,
+        intercept_se,
+        intercept_ci95: [intercept - t * intercept_se, intercept + t * intercept_se],
+        r_squared,
+        points: x.len(),
+        x_range: [x_min, x_max],
+    })
+}
+
+fn ols(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), LinearFitError> {
+    use linregress::{FormulaRegressionBuilder, RegressionDataBuilder};
+    let err = |e: linregress::Error| LinearFitError::Regression(e.to_string());
+    let data = RegressionDataBuilder::new()
+        .build_from(vec![("Y", y.to_vec()), ("X", x.to_vec())])
+        .map_err(err)?;
+    let model = FormulaRegressionBuilder::new()
+        .data(&data)
+        .formula("Y ~ X")
+        .fit()
+        .map_err(err)?;
+    let p = model.parameters();
+    let se = model.se();
+    let r2 = model.rsquared();
+    // A perfect fit gives R² = NaN in some linregress versions (0/0): it is 1.
+    let r2 = if r2.is_finite() { r2 } else { 1.0 };
+    Ok((p[0], p[1], se[0], se[1], r2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_fit() {
+        // x = 1..5, y = [2, 4, 5, 4, 5]: x̄ = 3, ȳ = 4, Sxy = 6, Sxx = 10 → slope 0.6,
+        // intercept 2.2; residuals [−0.8, 0.6, 1, −0.6, −0.2], SSR = 2.4, s² = 0.8,
+        // se(slope) = √(0.8/10) = 0.28284, R² = 1 − 2.4/6 = 0.6.
+        let fit = fit_line(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 5.0, 4.0, 5.0]).unwrap();
+        assert!((fit.slope - 0.6).abs() < 1e-12);
+        assert!((fit.intercept - 2.2).abs() < 1e-12);
+        assert!((fit.slope_se - 0.08f64.sqrt()).abs() < 1e-9);
+        assert!((fit.r_squared - 0.6).abs() < 1e-9);
+        // t(0.975, 3) = 3.182446
+        let t = 3.182_446_305_284_263;
+        assert!((fit.slope_ci95[1] - (0.6 + t * 0.08f64.sqrt())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn degenerate_inputs() {
+        assert_eq!(
+            fit_line(&[1.0, 2.0], &[1.0, 2.0]),
+            Err(LinearFitError::TooFewPoints(2))
+        );
+        assert_eq!(
+            fit_line(&[1.0; 3], &[1.0, 2.0, 3.0]),
+            Err(LinearFitError::DegenerateX)
+        );
+        assert!(fit_line(&[1.0, 2.0, 3.0], &[1.0, f64::NAN, 3.0]).is_err());
+    }
+}

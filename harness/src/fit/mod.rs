@@ -1,0 +1,4 @@
+//! Statistics and regressions: pure numerics that know nothing about devices.
+
+pub mod linear;
+pub mod stats;

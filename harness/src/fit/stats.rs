@@ -1,0 +1,181 @@
+//! Summary statistics of repeated timings: the median with a distribution-free 95 %
+//! confidence interval, and outliers flagged by the modified Z-score (never dropped).
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// z for a two-sided 95 % interval of the normal distribution.
+pub const Z_95: f64 = 1.959_963_984_540_054;
+
+/// Scales the median absolute deviation to a standard deviation for normal data
+/// (0.6745 = the 75th percentile of the standard normal; Iglewicz & Hoaglin, 1993).
+pub const MAD_TO_Z: f64 = 0.6745;
+
+/// A sample whose modified Z-score exceeds this is flagged as an outlier
+/// (Iglewicz & Hoaglin's recommended 3.5; hyperfine uses the same rule).
+pub const OUTLIER_Z: f64 = 3.5;
+
+/// Errors from the statistics helpers.
+#[derive(Debug, Error, PartialEq)]
+pub enum StatsError {
+    /// No samples at all.
+    #[error("no samples")]
+    Empty,
+    /// A NaN or infinite sample.
+    #[error("sample {index} is not a finite number ({value})")]
+    NotFinite {
+        /// Position of the sample.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+}
+
+/// The median of repeated measurements with its 95 % confidence interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub count: usize,
+    /// The median.
+    pub median: f64,
+    /// 95 % confidence interval of the median `[low, high]`.
+    pub ci95: [f64; 2],
+    /// The arithmetic mean (reported, not used for decisions).
+    pub mean: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Median absolute deviation.
+    pub mad: f64,
+    /// Samples whose modified Z-score exceeds [`OUTLIER_Z`]; kept in every statistic.
+    pub outliers: usize,
+}
+
+impl Summary {
+    /// Summarise `samples` (any order). Fails on an empty sample or a non-finite value.
+    ///
+    /// The interval is the distribution-free order-statistic interval for the median: with
+    /// n samples sorted, ranks `⌊n/2 − z√n/2⌋` and `⌈1 + n/2 + z√n/2⌉` (the normal
+    /// approximation of the Binomial(n, ½) quantiles). Below 6 samples it is `[min, max]`.
+    ///
+    /// ```
+    /// use harness::fit::stats::Summary;
+    /// let s = Summary::new(&[3.0, 1.0, 2.0]).unwrap();
+    /// assert_eq!(s.median, 2.0);
+    /// assert_eq!(s.ci95, [1.0, 3.0]);
+    /// ```
+    pub fn new(samples: &[f64]) -> Result<Self, StatsError> {
+        if samples.is_empty() {
+            return Err(StatsError::Empty);
+        }
+        if let Some((index, &value)) = samples.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(StatsError::NotFinite { index, value });
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let median = median_of_sorted(&sorted);
+        let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
+        let mad = median_of_sorted(&deviations);
+        let outliers = sorted
+            .iter()
+            .filter(|&&x| modified_z(x, median, mad) > OUTLIER_Z)
+            .count();
+        Ok(Summary {
+            count: sorted.len(),
+            median,
+            ci95: median_ci95(&sorted),
+            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+            mad,
+            outliers,
+        })
+    }
+
+    /// Half the CI's width relative to the median (0.02 = ±2 %).
+    pub fn relative_half_width(&self) -> f64 {
+        if self.median == 0.0 {
+            return f64::INFINITY;
+        }
+        (self.ci95[1] - self.ci95[0]) / 2.0 / self.median.abs()
+    }
+}
+
+/// Modified Z-score `0.6745·|x − median| / MAD`; zero when MAD is zero and x is the median.
+pub fn modified_z(x: f64, median: f64, mad: f64) -> f64 {
+    let deviation = (x - median).abs();
+    if mad == 0.0 {
+        return if deviation == 0.0 { 0.0 } else { f64::INFINITY };
+    }
+    MAD_TO_Z * deviation / mad
+}
+
+/// The median of an already sorted, non-empty slice.
+pub fn median_of_sorted(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+fn median_ci95(sorted: &[f64]) -> [f64; 2] {
+    let n = sorted.len();
+    if n < 6 {
+        return [sorted[0], sorted[n - 1]];
+    }
+    let nf = n as f64;
+    let half = Z_95 * nf.sqrt() / 2.0;
+    // 1-based ranks, clamped into the sample.
+    let lo_rank = ((nf / 2.0 - half).floor() as usize).max(1);
+    let hi_rank = ((1.0 + nf / 2.0 + half).ceil() as usize).min(n);
+    [sorted[lo_rank - 1], sorted[hi_rank - 1]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_odd_and_even() {
+        assert_eq!(Summary::new(&[5.0, 1.0, 3.0]).unwrap().median, 3.0);
+        assert_eq!(Summary::new(&[4.0, 1.0, 3.0, 2.0]).unwrap().median, 2.5);
+    }
+
+    #[test]
+    fn ci_of_hundred_samples_uses_ranks_40_and_61() {
+        // n = 100: 50 − 1.96·10/2 = 40.2 → rank 40; 1 + 50 + 9.8 = 60.8 → rank 61.
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        let s = Summary::new(&samples).unwrap();
+        assert_eq!(s.ci95, [40.0, 61.0]);
+        assert_eq!(s.median, 50.5);
+    }
+
+    #[test]
+    fn mad_and_outliers_by_hand() {
+        // median 3, deviations [2,1,0,1,97] → MAD 1; 100 has z = 0.6745·97 ≫ 3.5.
+        let s = Summary::new(&[1.0, 2.0, 3.0, 4.0, 100.0]).unwrap();
+        assert_eq!(s.mad, 1.0);
+        assert_eq!(s.outliers, 1);
+        assert_eq!(s.count, 5, "outliers are flagged, not dropped");
+        assert_eq!(s.max, 100.0);
+    }
+
+    #[test]
+    fn rejects_empty_and_nan() {
+        assert_eq!(Summary::new(&[]), Err(StatsError::Empty));
+        assert!(matches!(
+            Summary::new(&[1.0, f64::NAN]),
+            Err(StatsError::NotFinite { index: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn relative_half_width() {
+        let s = Summary::new(&[9.0, 10.0, 11.0]).unwrap();
+        assert!((s.relative_half_width() - 0.1).abs() < 1e-12);
+    }
+}

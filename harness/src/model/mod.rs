@@ -1,0 +1,1 @@
+//! Analytical models from the papers.

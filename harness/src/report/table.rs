@@ -1,0 +1,102 @@
+//! A minimal aligned text table.
+
+/// Columns of text, right-aligned numbers and left-aligned words.
+#[derive(Debug, Default, Clone)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column titles.
+    pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Self {
+        Table {
+            header: header.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Append a row (missing cells print empty).
+    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    /// Render with two spaces between columns.
+    pub fn render(&self) -> String {
+        let cols = self.header.len();
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(cols) {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        let line = |cells: &[String], out: &mut String| {
+            let mut parts = Vec::with_capacity(cols);
+            for (i, w) in widths.iter().enumerate() {
+                let cell = cells.get(i).map_or("", String::as_str);
+                let numeric = cell
+                    .trim_start_matches(['-', '+'])
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit());
+                parts.push(if numeric {
+                    format!("{cell:>w$}")
+                } else {
+                    format!("{cell:<w$}")
+                });
+            }
+            out.push_str(parts.join("  ").trim_end());
+            out.push('\n');
+        };
+        line(&self.header, &mut out);
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&rule.join("  "));
+        out.push('\n');
+        for row in &self.rows {
+            line(row, &mut out);
+        }
+        out
+    }
+}
+
+/// A number with `digits` significant digits, in plain or scientific notation as fits.
+pub fn sig(value: f64, digits: usize) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value == 0.0 {
+        return "0".into();
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    if !(-3..6).contains(&magnitude) {
+        return format!("{value:.prec$e}", prec = digits.saturating_sub(1));
+    }
+    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_columns() {
+        let mut t = Table::new(["name", "value"]);
+        t.row(["a", "1.5"]);
+        t.row(["long name", "10"]);
+        let text = t.render();
+        assert_eq!(
+            text,
+            "name       value\n---------  -----\na            1.5\nlong name     10\n"
+        );
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(340.123, 3), "340");
+        assert_eq!(sig(1.23456, 3), "1.23");
+        assert_eq!(sig(0.0013, 3), "1.30e-3");
+        assert_eq!(sig(2.5e9, 3), "2.50e9");
+    }
+}

@@ -1,0 +1,148 @@
+//! Tables for the commands: device lists, calibration summaries and comparisons.
+
+use super::table::{sig, Table};
+use crate::backend::DeviceInfo;
+use crate::calibration::compare::{named_parameters, ParameterComparison};
+use crate::calibration::Calibration;
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{}", bytes >> 20)
+}
+
+/// The `harness devices` table.
+pub fn devices_table(devices: &[&DeviceInfo]) -> String {
+    let mut t = Table::new([
+        "#",
+        "backend",
+        "name",
+        "vendor",
+        "driver",
+        "CC",
+        "units",
+        "threads/unit",
+        "clock MHz",
+        "memory MiB",
+        "L2 KiB",
+    ]);
+    for (i, d) in devices.iter().enumerate() {
+        t.row([
+            i.to_string(),
+            d.backend.to_string(),
+            d.name.clone(),
+            d.vendor.clone(),
+            d.driver.clone(),
+            opt(d.compute_capability.clone()),
+            d.compute_units.to_string(),
+            opt(d.resident_threads_per_unit),
+            opt(d.clock_mhz),
+            mib(d.memory_bytes),
+            opt(d.l2_bytes.map(|b| b >> 10)),
+        ]);
+    }
+    t.render()
+}
+
+/// The parameter table printed after a calibration.
+pub fn calibration_summary(c: &Calibration) -> String {
+    let mut t = Table::new(["parameter", "value", "unit", "95% CI", "method"]);
+    for (name, p) in named_parameters(c) {
+        t.row([
+            name.to_string(),
+            sig(p.value, 4),
+            p.unit.clone(),
+            format!("[{}, {}]", sig(p.ci95[0], 4), sig(p.ci95[1], 4)),
+            p.method.chars().take(60).collect::<String>()
+                + if p.method.len() > 60 { "…" } else { "" },
+        ]);
+    }
+    let mut out = format!(
+        "{} ({}), harness {} {}, {}{}\n\n",
+        c.device.name,
+        c.device.backend,
+        c.provenance.harness_version,
+        c.provenance.git_commit,
+        c.provenance.date,
+        if c.provenance.quick { ", quick" } else { "" }
+    );
+    out.push_str(&t.render());
+    out.push_str("\nread latency levels\n");
+    let mut lv = Table::new(["level", "working set", "latency ns", "95% CI", "cycles"]);
+    for l in &c.read_latency.levels {
+        lv.row([
+            l.level.clone(),
+            format!(
+                "{}..{} KiB",
+                l.working_set_bytes[0] >> 10,
+                l.working_set_bytes[1] >> 10
+            ),
+            sig(l.latency_ns, 4),
+            format!("[{}, {}]", sig(l.ci95_ns[0], 4), sig(l.ci95_ns[1], 4)),
+            opt(l.cycles.map(|c| sig(c, 4))),
+        ]);
+    }
+    out.push_str(&lv.render());
+    out.push_str("\nserialization intervals (Δt read, ΔT write)\n");
+    let mut g = Table::new([
+        "pattern",
+        "access",
+        "gap ns",
+        "95% CI",
+        "GB/s",
+        "R²",
+        "fit range n",
+    ]);
+    for f in &c.gaps {
+        g.row([
+            format!("{:?}", f.pattern).to_lowercase(),
+            format!("{:?}", f.direction).to_lowercase(),
+            sig(f.gap_ns, 4),
+            format!("[{}, {}]", sig(f.ci95_ns[0], 4), sig(f.ci95_ns[1], 4)),
+            sig(f.bandwidth_gbps, 4),
+            format!("{:.4}", f.r_squared),
+            format!("{}..{}", f.fit_range[0], f.fit_range[1]),
+        ]);
+    }
+    out.push_str(&g.render());
+    out.push_str(&format!(
+        "\nexecutors: attributes {}, knee {}\nops: add {} ns, FMA {} ns, FMA throughput {} Gop/s\n\
+         launch overhead: {} ns device, {} ns wall\n",
+        opt(c.executors.from_attributes),
+        opt(c.executors.from_knee.map(|k| sig(k, 4))),
+        sig(c.ops.add_latency_ns, 4),
+        sig(c.ops.fma_latency_ns, 4),
+        sig(c.ops.fma_ops_per_second * 1e-9, 4),
+        sig(c.launch_overhead.device_ns, 4),
+        sig(c.launch_overhead.wall_ns, 4),
+    ));
+    for tr in &c.transfers {
+        out.push_str(&format!(
+            "{}: start {} ns + {} ns/byte ({} GB/s, R² {:.4})\n",
+            tr.direction,
+            sig(tr.start_ns, 4),
+            sig(tr.ns_per_byte, 4),
+            sig(tr.bandwidth_gbps, 4),
+            tr.r_squared
+        ));
+    }
+    out
+}
+
+/// The `--compare` table.
+pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str) -> String {
+    let mut t = Table::new(["parameter", before, after, "unit", "ratio", "CIs overlap"]);
+    for r in rows {
+        t.row([
+            r.name.clone(),
+            sig(r.before, 4),
+            sig(r.after, 4),
+            r.unit.clone(),
+            sig(r.ratio, 3),
+            if r.cis_overlap { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    t.render()
+}

@@ -1,0 +1,18 @@
+/* Prelude for the OpenCL C dialect; see prelude/cuda.h for the CUDA side. */
+#define KERNEL __kernel void
+#define GLOBAL __global
+#define RESTRICT restrict
+#define SHARED __local
+#define GID0 ((uint)get_global_id(0))
+#define GID1 ((uint)get_global_id(1))
+#define GID2 ((uint)get_global_id(2))
+#define LID0 ((uint)get_local_id(0))
+#define LSIZE0 ((uint)get_local_size(0))
+#define GROUP0 ((uint)get_group_id(0))
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define FENCE_GLOBAL() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define FMA(a, b, c) fma((a), (b), (c))
+#define ATOMIC_ADD_U32(p, v) atomic_add((p), (v))
+#define ATOMIC_MAX_U32(p, v) atomic_max((p), (v))
+#define FABS(x) fabs(x)
+#define FMAX(a, b) fmax((a), (b))
