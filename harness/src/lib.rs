@@ -11,3 +11,4 @@ pub mod calibration;
 pub mod fit;
 pub mod model;
 pub mod report;
+pub mod workloads;

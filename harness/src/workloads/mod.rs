@@ -1,0 +1,121 @@
+//! Validation workloads (PAPERS.md §4): programs that run on every backend at a given size,
+//! verified against the host, with per-phase device timing.
+//!
+//! A workload is anything that implements [`Workload`]; the built-in ones and the
+//! bring-your-own spec files share the [`PhaseRecorder`] and [`RunResult`] types so that
+//! `run`, `series` and the predictors treat them alike.
+
+pub mod phases;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::backend::{BackendError, Device};
+pub use phases::{PhaseRecorder, PhaseTiming};
+
+/// Errors of a workload run.
+#[derive(Debug, Error)]
+pub enum WorkloadError {
+    /// The device failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The device's result disagrees with the host's.
+    #[error("{workload} at size {size}: result differs from the host (max abs error {max_abs:e}, max rel error {max_rel:e})")]
+    Mismatch {
+        /// The workload.
+        workload: String,
+        /// The size.
+        size: usize,
+        /// Largest absolute error.
+        max_abs: f64,
+        /// Largest relative error.
+        max_rel: f64,
+    },
+    /// The buffers do not fit.
+    #[error("{workload} at size {size} needs {needed} bytes of device memory but {available} are available")]
+    TooLarge {
+        /// The workload.
+        workload: String,
+        /// The size.
+        size: usize,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
+    /// A workload name nobody knows.
+    #[error("unknown workload '{name}'; known: {known}")]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// Anything else the user must fix (bad size, bad layout, bad spec).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// How a device result compared with the host reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// Largest absolute difference.
+    pub max_abs_error: f64,
+    /// Largest relative difference.
+    pub max_rel_error: f64,
+    /// Tolerance used (relative).
+    pub tolerance: f64,
+    /// Whether it passed.
+    pub passed: bool,
+}
+
+/// One run of a workload: its phases, total, and verification.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Workload name.
+    pub workload: String,
+    /// Problem size N.
+    pub size: usize,
+    /// Iterations run.
+    pub iterations: usize,
+    /// Per-phase device time, count and fraction.
+    pub phases: Vec<PhaseTiming>,
+    /// Sum of the phases, seconds.
+    pub total_seconds: f64,
+    /// The host comparison, when one was made.
+    pub verification: Option<Verification>,
+}
+
+/// A program that can be run at a size on any device.
+pub trait Workload {
+    /// The command-line name (`sor`, `adi`, …).
+    fn name(&self) -> &str;
+
+    /// Device memory needed at `size`, bytes (checked before allocating).
+    fn bytes_needed(&self, size: usize) -> u64;
+
+    /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
+    /// host implementation and fail on a mismatch.
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError>;
+}
+
+/// Refuse a size whose buffers do not fit the device, before allocating anything.
+pub fn check_fits(workload: &dyn Workload, device: &dyn Device, size: usize) -> Result<(), WorkloadError> {
+    let needed = workload.bytes_needed(size);
+    let available = device.info().memory_bytes;
+    if available > 0 && needed > available {
+        return Err(WorkloadError::TooLarge {
+            workload: workload.name().to_string(),
+            size,
+            needed,
+            available,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! Per-phase timing, like a profiler's summary: each kernel, transfer or host step is a
+//! phase; per phase the time, the count and the fraction of the total.
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Seconds;
+
+/// The accumulated time of one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTiming {
+    /// Phase name (a kernel name, `upload`, `download`, `host:…`).
+    pub name: String,
+    /// Total time, seconds.
+    pub seconds: f64,
+    /// How many times it ran.
+    pub count: u64,
+    /// Fraction of the run's total time.
+    pub fraction: f64,
+}
+
+/// Accumulates phase times in first-seen order.
+#[derive(Debug, Default, Clone)]
+pub struct PhaseRecorder {
+    phases: Vec<(String, f64, u64)>,
+}
+
+impl PhaseRecorder {
+    /// An empty recorder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add one occurrence of `phase` taking `time`.
+    pub fn add(&mut self, phase: &str, time: Seconds) {
+        match self.phases.iter_mut().find(|(name, _, _)| name == phase) {
+            Some(entry) => {
+                entry.1 += time.0;
+                entry.2 += 1;
+            }
+            None => self.phases.push((phase.to_string(), time.0, 1)),
+        }
+    }
+
+    /// Time a host step and add it as `phase`.
+    pub fn time_host<T>(&mut self, phase: &str, step: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let out = step();
+        self.add(phase, Seconds(start.elapsed().as_secs_f64()));
+        out
+    }
+
+    /// The phases with their fractions, and the total in seconds.
+    pub fn finish(&self) -> (Vec<PhaseTiming>, f64) {
+        let total: f64 = self.phases.iter().map(|p| p.1).sum();
+        let phases = self
+            .phases
+            .iter()
+            .map(|(name, seconds, count)| PhaseTiming {
+                name: name.clone(),
+                seconds: *seconds,
+                count: *count,
+                fraction: if total > 0.0 { seconds / total } else { 0.0 },
+            })
+            .collect();
+        (phases, total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accumulates_and_normalises() {
+        let mut r = PhaseRecorder::new();
+        r.add("a", Seconds(1.0));
+        r.add("b", Seconds(3.0));
+        r.add("a", Seconds(1.0));
+        let (phases, total) = r.finish();
+        assert_eq!(total, 5.0);
+        assert_eq!(phases[0].count, 2);
+        assert!((phases[0].fraction - 0.4).abs() < 1e-12);
+        assert!((phases[1].fraction - 0.6).abs() < 1e-12);
+    }
+}
