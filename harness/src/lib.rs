@@ -1,6 +1,6 @@
 //! harness: measure GPUs and predict how long parallel programs take on them.
 //!
-//! The pipeline, one folder per stage: [`backend`] (devices) → [`bench`] (microbenchmarks
+//! The pipeline, one folder per stage: [`backend`] (devices) → [`bench`](mod@bench) (microbenchmarks
 //! that measure the max-plus model's parameters) → [`fit`] (statistics and regressions) →
 //! [`model`] (the papers' analytical models) → [`calibration`] and [`report`] (files and
 //! tables).

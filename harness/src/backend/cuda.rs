@@ -261,7 +261,7 @@ impl Device for CudaDevice {
             .info
             .compute_capability
             .as_deref()
-            .map(|cc| format!("--gpu-architecture=sm_{}", cc.replace('.', "")));
+            .map(|cc| format!("--gpu-architecture=compute_{}", cc.replace('.', "")));
         let options = CompileOptions {
             options: arch
                 .into_iter()
@@ -334,6 +334,31 @@ impl Device for CudaDevice {
                 .map(|_| ())
                 .map_err(|e| api_err(&format!("cuLaunchKernel({kernel})"), e))
         })
+    }
+
+    fn running_clock_mhz(&self) -> Result<Option<f64>, BackendError> {
+        let probe = ProgramSource::embedded(
+            "clock_probe.cu",
+            include_str!("../../../kernels/cuda/clock_probe.cu"),
+            &[],
+        );
+        let program = self.compile(&probe)?;
+        let out = self.alloc(3 * 8)?;
+        self.launch(
+            &program,
+            "clock_probe",
+            &Launch::single(),
+            &[Arg::Buf(&out), Arg::U32(1 << 20)],
+        )?;
+        let mut bytes = [0u8; 24];
+        self.download(&out, &mut bytes)?;
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
+            u64::from_ne_bytes(w)
+        };
+        let (cycles, ns) = (word(0), word(1));
+        Ok((ns > 0).then(|| cycles as f64 / ns as f64 * 1000.0))
     }
 }
 

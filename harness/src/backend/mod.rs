@@ -295,7 +295,7 @@ impl Program {
 }
 
 /// One device of one backend.
-pub trait Device {
+pub trait Device: Send + Sync {
     /// What the device says about itself.
     fn info(&self) -> &DeviceInfo;
 
@@ -337,6 +337,12 @@ pub trait Device {
     /// A work-group size suited to this device for simple 1-D kernels.
     fn preferred_group_size(&self) -> usize {
         self.info().max_group_size.clamp(1, 256)
+    }
+
+    /// The core clock actually running, MHz, read on the device during a short busy kernel;
+    /// `None` where the API offers no cycle counter (OpenCL, host).
+    fn running_clock_mhz(&self) -> Result<Option<f64>, BackendError> {
+        Ok(None)
     }
 }
 

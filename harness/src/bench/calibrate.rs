@@ -11,7 +11,7 @@ use super::latency::{levels, memory_working_set, read_latency_at, sweep_sizes, w
 use super::ops::measure_ops;
 use super::transfer::{launch_overhead, transfers};
 use super::{BenchContext, BenchError, SamplingPlan};
-use crate::backend::Device;
+use crate::backend::{Device, DeviceClass};
 use crate::calibration::{
     Calibration, Executors, Parameter, Parameters, Provenance, ReadLatency, FORMAT_VERSION,
 };
@@ -59,13 +59,15 @@ pub fn calibrate(
             .expect("the template is valid"),
         );
     }
+    let clock_at_start = device.running_clock_mhz()?;
     let overhead = launch_overhead(&mut ctx)?;
     let mut sweep = Vec::with_capacity(sizes.len());
     for &bytes in &sizes {
         sweep.push(read_latency_at(&mut ctx, bytes)?);
     }
+    let clock_at_end = device.running_clock_mhz()?;
     let info = device.info();
-    let clock = info.clock_mhz.map(f64::from);
+    let (clock, clock_source) = clock_reading(clock_at_start, clock_at_end, info.clock_mhz);
     let memory_ws = memory_working_set(&sizes, info.l2_bytes).unwrap_or(sizes[0]);
     let t_point = sweep
         .iter()
@@ -122,7 +124,7 @@ pub fn calibrate(
             method: "dependent chain of fp32 FMAs in one executor, (time(2k) - time(k)) per operation"
                 .into(),
         },
-        n: executors_parameter(&executors),
+        n: executors_parameter(&executors, info.class),
     };
     Ok(Calibration {
         format_version: FORMAT_VERSION,
@@ -141,11 +143,7 @@ pub fn calibrate(
             sweep,
             memory_working_set_bytes: memory_ws,
             clock_mhz: clock,
-            clock_source: if clock.is_some() {
-                "nominal (reported maximum; not read during the run)".into()
-            } else {
-                "unknown".into()
-            },
+            clock_source,
         },
         gaps,
         executors,
@@ -156,6 +154,28 @@ pub fn calibrate(
         seeds: ctx.seeds,
         samples: ctx.samples,
     })
+}
+
+/// The clock for cycle conversions: the mean of the readings taken on the device during the
+/// run where the backend has a cycle counter, otherwise the nominal clock.
+fn clock_reading(
+    start: Option<f64>,
+    end: Option<f64>,
+    nominal: Option<u32>,
+) -> (Option<f64>, String) {
+    match (start, end) {
+        (Some(a), Some(b)) => (
+            Some((a + b) / 2.0),
+            format!("measured on the device during the run: {a:.0} MHz before the latency sweep, {b:.0} MHz after it"),
+        ),
+        _ => match nominal {
+            Some(mhz) => (
+                Some(f64::from(mhz)),
+                "nominal (the reported maximum; this backend cannot read the running clock)".into(),
+            ),
+            None => (None, "unknown".into()),
+        },
+    }
 }
 
 fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
@@ -185,8 +205,16 @@ fn gap_parameter(g: &GapFit) -> Parameter {
     }
 }
 
-fn executors_parameter(e: &Executors) -> Parameter {
-    match (e.from_knee, e.knee_ci95) {
+/// n: on a GPU the measured knee (the device's attributes beside it); on a CPU the
+/// attributes (cores), because there the knee only marks where the thread pool's fork-join
+/// cost stops dominating, not a count of simultaneous executors.
+fn executors_parameter(e: &Executors, class: DeviceClass) -> Parameter {
+    let knee = if class == DeviceClass::Gpu {
+        e.from_knee
+    } else {
+        None
+    };
+    match (knee, e.knee_ci95) {
         (Some(knee), ci) => Parameter {
             value: knee,
             unit: "executors".into(),
@@ -204,9 +232,13 @@ fn executors_parameter(e: &Executors) -> Parameter {
                 value: a,
                 unit: "executors".into(),
                 ci95: [a, a],
-                method: "compute units × resident threads per unit (device attributes); the sweep \
-                         showed no knee"
-                    .into(),
+                method: format!(
+                    "compute units × resident threads per unit (device attributes); knee of the \
+                     coalesced read sweep: {}",
+                    e.from_knee.map_or("none found".to_string(), |k| format!(
+                        "{k:.0} (on a CPU it marks the thread pool's start-up cost, not executors)"
+                    ))
+                ),
             }
         }
     }

@@ -5,7 +5,8 @@
 //! strided and random placement. The max-plus model says the last executor's read completes
 //! at t + (n−1)Δt, so once the device is saturated the kernel time grows linearly in n with
 //! slope Δt. We fit `time = a + n·Δt` by least squares over the largest n where the line
-//! holds (R² ≥ 0.99, every point within 15 % of the line) and report that range. Below
+//! holds (R² ≥ 0.99, every point within 15 % of the line, and each added point moving the
+//! slope by no more than its CI or 5 %) and report that range. Below
 //! saturation the time is flat; the knee where the fitted line meets that plateau is the
 //! measured number of simultaneous executors.
 
@@ -54,8 +55,9 @@ pub struct GapFit {
     pub r_squared: f64,
     /// Executors `[smallest, largest]` used by the fit.
     pub fit_range: [u64; 2],
-    /// Useful bytes per ns implied by the slope (4 bytes per executor), GB/s.
-    pub bandwidth_gbps: f64,
+    /// Useful bytes per ns implied by the slope (4 bytes per executor), GB/s; `None` when
+    /// the slope is not positive.
+    pub bandwidth_gbps: Option<f64>,
     /// Flat time at the smallest executor counts, ns (median of the first three points).
     pub plateau_ns: f64,
     /// Where the fitted line meets the plateau: executors that run without delaying
@@ -68,20 +70,27 @@ pub struct GapFit {
 }
 
 /// Executor counts of the sweep: powers of two up to a limit (lower when quick) that keeps
-/// the buffers within the device's allocation limit.
+/// the buffers within the device's allocation limit, with 1.5× steps in between from 1024
+/// on, so the saturated range (often only the top few sizes, past the caches) has enough
+/// points for an interval.
 pub fn executor_counts(ctx: &BenchContext<'_>, pattern: Pattern) -> Vec<u32> {
     let info = ctx.device.info();
     let top: u32 = match (info.class, ctx.quick) {
-        (DeviceClass::Gpu, false) => 1 << 26,
-        (DeviceClass::Gpu, true) => 1 << 24,
+        (DeviceClass::Gpu, false) => 1 << 27,
+        (DeviceClass::Gpu, true) => 1 << 25,
         (DeviceClass::Cpu, false) => 1 << 22,
         (DeviceClass::Cpu, true) => 1 << 20,
     };
     let budget = (info.max_alloc_bytes / 2).max(1 << 20);
+    let fits = |n: u32| (pattern.extent(n).0 as u64) * 4 <= budget;
     let mut counts = Vec::new();
     let mut n = 1u32;
-    while n <= top && (pattern.extent(n).0 as u64) * 4 <= budget {
+    while n <= top && fits(n) {
         counts.push(n);
+        let between = n + n / 2;
+        if n >= 1024 && between < top && fits(between) {
+            counts.push(between);
+        }
         n = n.saturating_mul(2);
     }
     counts
@@ -219,11 +228,7 @@ pub fn fit_gap(
         intercept_ns: fit.intercept * 1e9,
         r_squared: fit.r_squared,
         fit_range: [sweep[first].executors, sweep[sweep.len() - 1].executors],
-        bandwidth_gbps: if slope_ns > 0.0 {
-            4.0 / slope_ns
-        } else {
-            f64::NAN
-        },
+        bandwidth_gbps: (slope_ns > 0.0).then(|| 4.0 / slope_ns),
         plateau_ns,
         knee_executors: knee,
         knee_ci95: knee_ci,
@@ -236,6 +241,10 @@ pub const MIN_R_SQUARED: f64 = 0.99;
 /// Largest relative distance of a fitted point from the line.
 pub const MAX_RELATIVE_RESIDUAL: f64 = 0.15;
 
+/// Largest change of the slope, relative, that one more point may cause (beyond the
+/// current slope's CI) before the range stops growing.
+pub const MAX_SLOPE_CHANGE: f64 = 0.05;
+
 fn fit_tail(
     sweep: &[SweepPoint],
 ) -> Result<(LinearFit, usize), crate::fit::linear::LinearFitError> {
@@ -246,7 +255,10 @@ fn fit_tail(
     let mut best = fit_line(&x[first..], &y[first..])?;
     while first > 0 {
         let candidate = fit_line(&x[first - 1..], &y[first - 1..])?;
+        let slope_tolerance = ((best.slope_ci95[1] - best.slope_ci95[0]) / 2.0)
+            .max(MAX_SLOPE_CHANGE * best.slope.abs());
         let holds = candidate.r_squared >= MIN_R_SQUARED
+            && (candidate.slope - best.slope).abs() <= slope_tolerance
             && (first - 1..n).all(|i| {
                 let line = candidate.intercept + candidate.slope * x[i];
                 (y[i] - line).abs() <= MAX_RELATIVE_RESIDUAL * y[i].abs()
@@ -265,7 +277,7 @@ mod tests {
     use super::*;
 
     fn synthetic(plateau: f64, slope: f64) -> Vec<SweepPoint> {
-        (0..20)
+        (0..24)
             .map(|k| {
                 let n = 1u64 << k;
                 let t = plateau.max(1000.0 + slope * n as f64);
@@ -286,6 +298,6 @@ mod tests {
         assert!(fit.fit_range[0] >= 1 << 18, "{:?}", fit.fit_range);
         let knee = fit.knee_executors.unwrap();
         assert!((knee - 400_000.0).abs() / 400_000.0 < 1e-6, "{knee}");
-        assert!((fit.bandwidth_gbps - 400.0).abs() < 1e-6);
+        assert!((fit.bandwidth_gbps.unwrap() - 400.0).abs() < 1e-6);
     }
 }

@@ -116,7 +116,7 @@ mod tests {
         };
         let m = measure(&plan, "x", || {
             k += 1;
-            Ok(if k % 2 == 0 { 1.0 } else { 3.0 })
+            Ok(if k.is_multiple_of(2) { 1.0 } else { 3.0 })
         })
         .unwrap();
         assert!(!m.converged);

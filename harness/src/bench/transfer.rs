@@ -1,11 +1,15 @@
 //! Launch overhead and host↔device transfers (the DVM Predictor's two communication
 //! numbers, PAPERS.md §5: `time = start_time + bytes × time_per_byte`).
+//!
+//! Transfer sizes span four orders of magnitude, so the line is fitted by weighted least
+//! squares on relative residuals ([`fit_line_relative`]): an ordinary fit would follow the
+//! largest transfers alone and leave a meaningless (often negative) start time.
 
 use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError};
 use crate::backend::{Arg, Launch};
-use crate::fit::linear::fit_line;
+use crate::fit::linear::fit_line_relative;
 
 /// Cost of launching an empty kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,8 +37,8 @@ pub struct TransferFit {
     pub ns_per_byte: f64,
     /// Its 95 % CI.
     pub ns_per_byte_ci95: [f64; 2],
-    /// 1 / time per byte, GB/s.
-    pub bandwidth_gbps: f64,
+    /// 1 / time per byte, GB/s; `None` when the slope is not positive.
+    pub bandwidth_gbps: Option<f64>,
     /// R² of the fit.
     pub r_squared: f64,
     /// Sizes `[smallest, largest]`, bytes.
@@ -115,7 +119,7 @@ pub fn transfers(ctx: &mut BenchContext<'_>) -> Result<Vec<TransferFit>, BenchEr
 fn fit_transfer(direction: &str, points: Vec<[f64; 2]>) -> Result<TransferFit, BenchError> {
     let x: Vec<f64> = points.iter().map(|p| p[0]).collect();
     let y: Vec<f64> = points.iter().map(|p| p[1]).collect();
-    let fit = fit_line(&x, &y).map_err(|source| BenchError::Fit {
+    let fit = fit_line_relative(&x, &y).map_err(|source| BenchError::Fit {
         what: format!("{direction} transfers"),
         source,
     })?;
@@ -125,11 +129,7 @@ fn fit_transfer(direction: &str, points: Vec<[f64; 2]>) -> Result<TransferFit, B
         start_ci95_ns: fit.intercept_ci95,
         ns_per_byte: fit.slope,
         ns_per_byte_ci95: fit.slope_ci95,
-        bandwidth_gbps: if fit.slope > 0.0 {
-            1.0 / fit.slope
-        } else {
-            f64::NAN
-        },
+        bandwidth_gbps: (fit.slope > 0.0).then(|| 1.0 / fit.slope),
         r_squared: fit.r_squared,
         fit_range_bytes: [x[0] as usize, x[x.len() - 1] as usize],
         points,

@@ -99,6 +99,52 @@ pub fn fit_line(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitError> {
     })
 }
 
+/// Fit a line minimising *relative* residuals: weighted least squares with weights `1/y²`.
+///
+/// Data that span orders of magnitude (transfer times from 4 KiB to 64 MiB) would otherwise be
+/// fitted to the largest points alone, leaving the intercept meaningless. The intervals use
+/// the weighted residual variance and Student t with n − 2 degrees of freedom; R² is the
+/// weighted one. Every `y` must be positive.
+///
+/// ```
+/// use harness::fit::linear::fit_line_relative;
+/// let fit = fit_line_relative(&[1.0, 10.0, 100.0], &[12.0, 30.0, 210.0]).unwrap();
+/// assert!((fit.slope - 2.0).abs() < 1e-9 && (fit.intercept - 10.0).abs() < 1e-9);
+/// ```
+pub fn fit_line_relative(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitError> {
+    let plain = fit_line(x, y)?;
+    if let Some(i) = y.iter().position(|&v| v <= 0.0) {
+        return Err(LinearFitError::NotFinite(i));
+    }
+    let w: Vec<f64> = y.iter().map(|v| 1.0 / (v * v)).collect();
+    let total: f64 = w.iter().sum();
+    let mean = |v: &[f64]| v.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / total;
+    let (xm, ym) = (mean(x), mean(y));
+    let sxx: f64 = (0..x.len()).map(|i| w[i] * (x[i] - xm).powi(2)).sum();
+    let sxy: f64 = (0..x.len()).map(|i| w[i] * (x[i] - xm) * (y[i] - ym)).sum();
+    let syy: f64 = (0..x.len()).map(|i| w[i] * (y[i] - ym).powi(2)).sum();
+    let slope = sxy / sxx;
+    let intercept = ym - slope * xm;
+    let ssr: f64 = (0..x.len())
+        .map(|i| w[i] * (y[i] - intercept - slope * x[i]).powi(2))
+        .sum();
+    let dof = x.len() - 2;
+    let s2 = ssr / dof as f64;
+    let slope_se = (s2 / sxx).sqrt();
+    let intercept_se = (s2 * (1.0 / total + xm * xm / sxx)).sqrt();
+    let t = t_quantile_95(dof);
+    Ok(LinearFit {
+        slope,
+        slope_se,
+        slope_ci95: [slope - t * slope_se, slope + t * slope_se],
+        intercept,
+        intercept_se,
+        intercept_ci95: [intercept - t * intercept_se, intercept + t * intercept_se],
+        r_squared: if syy > 0.0 { 1.0 - ssr / syy } else { 1.0 },
+        ..plain
+    })
+}
+
 fn ols(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), LinearFitError> {
     use linregress::{FormulaRegressionBuilder, RegressionDataBuilder};
     let err = |e: linregress::Error| LinearFitError::Regression(e.to_string());
@@ -135,6 +181,19 @@ mod tests {
         // t(0.975, 3) = 3.182446
         let t = 3.182_446_305_284_263;
         assert!((fit.slope_ci95[1] - (0.6 + t * 0.08f64.sqrt())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn relative_fit_weights_small_points() {
+        // y = 10 + 2x exactly at three points, plus one large point 10 % high: the plain fit
+        // is pulled by the large point, the relative one keeps the intercept near 10.
+        let x = [1.0, 10.0, 100.0, 10_000.0];
+        let y = [12.0, 30.0, 210.0, 22_011.0];
+        let plain = fit_line(&x, &y).unwrap();
+        let relative = fit_line_relative(&x, &y).unwrap();
+        assert!((relative.intercept - 10.0).abs() < (plain.intercept - 10.0).abs());
+        assert!(relative.intercept_ci95[0] <= relative.intercept);
+        assert!(fit_line_relative(&[1.0, 2.0, 3.0], &[1.0, 0.0, 3.0]).is_err());
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub fn modified_z(x: f64, median: f64, mad: f64) -> f64 {
 /// The median of an already sorted, non-empty slice.
 pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
-    if n % 2 == 1 {
+    if !n.is_multiple_of(2) {
         sorted[n / 2]
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0

@@ -96,7 +96,8 @@ mod tests {
     fn significant_digits() {
         assert_eq!(sig(340.123, 3), "340");
         assert_eq!(sig(1.23456, 3), "1.23");
-        assert_eq!(sig(0.0013, 3), "1.30e-3");
+        assert_eq!(sig(0.0013, 3), "0.00130");
+        assert_eq!(sig(0.00013, 3), "1.30e-4");
         assert_eq!(sig(2.5e9, 3), "2.50e9");
     }
 }

@@ -101,7 +101,7 @@ pub fn calibration_summary(c: &Calibration) -> String {
             format!("{:?}", f.direction).to_lowercase(),
             sig(f.gap_ns, 4),
             format!("[{}, {}]", sig(f.ci95_ns[0], 4), sig(f.ci95_ns[1], 4)),
-            sig(f.bandwidth_gbps, 4),
+            opt(f.bandwidth_gbps.map(|b| sig(b, 4))),
             format!("{:.4}", f.r_squared),
             format!("{}..{}", f.fit_range[0], f.fit_range[1]),
         ]);
@@ -124,7 +124,7 @@ pub fn calibration_summary(c: &Calibration) -> String {
             tr.direction,
             sig(tr.start_ns, 4),
             sig(tr.ns_per_byte, 4),
-            sig(tr.bandwidth_gbps, 4),
+            opt(tr.bandwidth_gbps.map(|b| sig(b, 4))),
             tr.r_squared
         ));
     }

@@ -1,0 +1,177 @@
+//! The binary's contract: tables and JSON, and one clear error line with exit code 2 for
+//! bad input, never a panic or a partial file.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn harness() -> Command {
+    Command::cargo_bin("harness").unwrap()
+}
+
+fn one_error_line(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    errors[0].to_string()
+}
+
+#[test]
+fn devices_lists_the_host_as_table_and_json() {
+    harness()
+        .arg("devices")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("host"));
+    let out = harness().args(["devices", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let backends: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["backend"].as_str().unwrap())
+        .collect();
+    assert!(backends.contains(&"host"));
+}
+
+#[test]
+fn help_teaches_the_commands() {
+    harness()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("calibrate").and(predicate::str::contains("devices")));
+    harness()
+        .args(["calibrate", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--quick").and(predicate::str::contains("--compare")));
+}
+
+#[test]
+fn unknown_device_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["calibrate", "--device", "no-such-gpu-xyz", "--quick"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_error_line(&out).contains("no-such-gpu-xyz"));
+    assert!(
+        !dir.path().join("calibrations").exists(),
+        "no file left behind"
+    );
+}
+
+#[test]
+fn missing_and_garbled_calibration_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["compare", "missing.json", "missing.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_error_line(&out).contains("missing.json"));
+
+    std::fs::write(dir.path().join("bad.json"), "{\"format_version\": \"one\"}").unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--compare",
+            "bad.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_error_line(&out);
+    assert!(
+        line.contains("bad.json") && line.contains("format_version"),
+        "{line}"
+    );
+    assert!(
+        !dir.path().join("calibrations").exists(),
+        "refused before measuring"
+    );
+}
+
+#[test]
+fn a_kernel_that_fails_to_compile_shows_the_log() {
+    let list = harness::backend::discover();
+    if !list
+        .devices
+        .iter()
+        .any(|d| d.info().backend == harness::backend::BackendKind::Opencl)
+    {
+        eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("microbench.kern"),
+        "KERNEL empty(GLOBAL uint* sink) { this is not C; }\n",
+    )
+    .unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .env("HARNESS_KERNEL_DIR", dir.path())
+        .args(["calibrate", "--device", "opencl", "--quick"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed to compile"), "{stderr}");
+    assert!(
+        stderr.contains("microbench.kern"),
+        "the compiler's log names the file: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
+    assert!(!dir.path().join("calibrations").exists(), "no partial file");
+}
+
+#[test]
+fn quick_host_calibration_writes_the_file_and_compares() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--json",
+            "-o",
+            "first.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["t", "T", "dt", "dT", "tau", "n"] {
+        let p = &printed["parameters"][key];
+        assert!(p["value"].is_number(), "{key}");
+        assert!(p["unit"].is_string() && p["method"].is_string(), "{key}");
+        assert_eq!(p["ci95"].as_array().unwrap().len(), 2, "{key}");
+    }
+    let written = std::fs::read_to_string(dir.path().join("first.json")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&written).unwrap(),
+        printed
+    );
+    harness()
+        .current_dir(dir.path())
+        .args(["compare", "first.json", "first.json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ratio").and(predicate::str::contains("yes")));
+}

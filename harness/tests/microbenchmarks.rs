@@ -1,0 +1,140 @@
+//! Every microbenchmark on the host and on the OpenCL CPU device (PoCL in CI): positive,
+//! finite parameters with intervals, the cache hierarchy in the right order, and files that
+//! round-trip.
+
+use std::sync::OnceLock;
+
+use harness::backend::{discover, select, BackendKind, DeviceList, DeviceSelector};
+use harness::bench::calibrate::{calibrate, CalibrateOptions};
+use harness::calibration::compare::named_parameters;
+use harness::calibration::Calibration;
+
+fn devices() -> &'static std::sync::Mutex<DeviceList> {
+    static LIST: OnceLock<std::sync::Mutex<DeviceList>> = OnceLock::new();
+    LIST.get_or_init(|| std::sync::Mutex::new(discover()))
+}
+
+fn quick_calibration(kind: BackendKind) -> Option<&'static Calibration> {
+    static HOST: OnceLock<Calibration> = OnceLock::new();
+    static OPENCL: OnceLock<Option<Calibration>> = OnceLock::new();
+    let run = || {
+        let list = devices().lock().unwrap();
+        let index = select(&list, &DeviceSelector::Backend(kind)).ok()?;
+        let options = CalibrateOptions {
+            quick: true,
+            ..Default::default()
+        };
+        Some(calibrate(list.devices[index].as_ref(), &options).expect("calibration runs"))
+    };
+    match kind {
+        BackendKind::Host => Some(HOST.get_or_init(|| run().expect("the host is always there"))),
+        BackendKind::Opencl => {
+            let c = OPENCL.get_or_init(run).as_ref();
+            if c.is_none() {
+                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+            }
+            c
+        }
+        BackendKind::Cuda => None,
+    }
+}
+
+fn check_parameters(c: &Calibration) {
+    for (name, p) in named_parameters(c) {
+        assert!(p.value.is_finite(), "{name} = {}", p.value);
+        assert!(p.value > 0.0, "{name} = {} on {}", p.value, c.device.name);
+        assert!(
+            p.ci95[0] <= p.value && p.value <= p.ci95[1],
+            "{name}: {:?} vs {}",
+            p.ci95,
+            p.value
+        );
+        assert!(!p.method.is_empty() && !p.unit.is_empty());
+    }
+    assert!(!c.samples.is_empty(), "raw samples are kept");
+    assert!(!c.seeds.is_empty(), "ring seeds are recorded");
+    assert_eq!(c.gaps.len(), 6, "three patterns, read and write");
+    for g in &c.gaps {
+        assert!(g.fit_range[0] < g.fit_range[1]);
+        assert!(
+            g.r_squared > 0.5,
+            "{:?} {:?} R² = {}",
+            g.pattern,
+            g.direction,
+            g.r_squared
+        );
+    }
+    assert!(c.ops.fma_ops_per_second > 0.0);
+    assert!(c.launch_overhead.wall_ns > 0.0);
+    assert_eq!(c.transfers.len(), 2);
+}
+
+fn check_hierarchy(c: &Calibration) {
+    let sweep = &c.read_latency.sweep;
+    let l1 = &sweep[0];
+    let memory = sweep
+        .iter()
+        .find(|p| p.working_set_bytes == c.read_latency.memory_working_set_bytes)
+        .expect("t's working set is in the sweep");
+    assert!(
+        l1.latency_ns < memory.latency_ns,
+        "L1-sized {} ns should be below memory-sized {} ns",
+        l1.latency_ns,
+        memory.latency_ns
+    );
+    assert_eq!(c.read_latency.levels.last().unwrap().level, "memory");
+}
+
+#[test]
+fn host_parameters_are_positive_with_intervals() {
+    check_parameters(quick_calibration(BackendKind::Host).unwrap());
+}
+
+#[test]
+fn host_l1_latency_is_below_memory_latency() {
+    check_hierarchy(quick_calibration(BackendKind::Host).unwrap());
+}
+
+#[test]
+fn opencl_parameters_are_positive_with_intervals() {
+    if let Some(c) = quick_calibration(BackendKind::Opencl) {
+        check_parameters(c);
+    }
+}
+
+#[test]
+fn opencl_l1_latency_is_below_memory_latency() {
+    if let Some(c) = quick_calibration(BackendKind::Opencl) {
+        check_hierarchy(c);
+    }
+}
+
+#[test]
+fn calibration_files_round_trip() {
+    let c = quick_calibration(BackendKind::Host).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub").join("host.json");
+    c.save(&path).unwrap();
+    let back = Calibration::load(&path).unwrap();
+    assert!(
+        back == *c,
+        "the file read back differs from the one written"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+}
+
+#[test]
+fn a_garbled_field_is_named() {
+    let c = quick_calibration(BackendKind::Host).unwrap();
+    let text = c.to_json().replacen(
+        "\"dt\": {\n      \"value\": ",
+        "\"dt\": {\n      \"value\": \"x\", \"old\": ",
+        1,
+    );
+    let (field, message) = Calibration::from_json(&text).unwrap_err();
+    assert_eq!(field, "parameters.dt.value", "{message}");
+}
