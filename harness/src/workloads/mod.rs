@@ -106,7 +106,11 @@ pub trait Workload {
 }
 
 /// Refuse a size whose buffers do not fit the device, before allocating anything.
-pub fn check_fits(workload: &dyn Workload, device: &dyn Device, size: usize) -> Result<(), WorkloadError> {
+pub fn check_fits(
+    workload: &dyn Workload,
+    device: &dyn Device,
+    size: usize,
+) -> Result<(), WorkloadError> {
     let needed = workload.bytes_needed(size);
     let available = device.info().memory_bytes;
     if available > 0 && needed > available {
