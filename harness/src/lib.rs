@@ -10,5 +10,6 @@ pub mod bench;
 pub mod calibration;
 pub mod fit;
 pub mod model;
+pub mod plot;
 pub mod report;
 pub mod workloads;
