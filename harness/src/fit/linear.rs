@@ -85,18 +85,39 @@ pub fn fit_line(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitError> {
         return Err(LinearFitError::DegenerateX);
     }
     let (intercept, slope, intercept_se, slope_se, r_squared) = ols(x, y)?;
-    let t = t_quantile_95(x.len() - 2);
-    Ok(LinearFit {
-        slope,
-        slope_se,
-        slope_ci95: [slope - t * slope_se, slope + t * slope_se],
-        intercept,
-        intercept_se,
-        intercept_ci95: [intercept - t * intercept_se, intercept + t * intercept_se],
+    Ok(LinearFit::assemble(
+        [intercept, slope],
+        [intercept_se, slope_se],
         r_squared,
-        points: x.len(),
-        x_range: [x_min, x_max],
-    })
+        [x_min, x_max],
+        x.len(),
+    ))
+}
+
+impl LinearFit {
+    /// A fit from its estimates `[intercept, slope]` and their standard errors, with
+    /// Student-t 95 % intervals on `points − 2` degrees of freedom.
+    fn assemble(
+        estimates: [f64; 2],
+        standard_errors: [f64; 2],
+        r_squared: f64,
+        x_range: [f64; 2],
+        points: usize,
+    ) -> Self {
+        let t = t_quantile_95(points - 2);
+        let ci = |v: f64, se: f64| [v - t * se, v + t * se];
+        LinearFit {
+            slope: estimates[1],
+            slope_se: standard_errors[1],
+            slope_ci95: ci(estimates[1], standard_errors[1]),
+            intercept: estimates[0],
+            intercept_se: standard_errors[0],
+            intercept_ci95: ci(estimates[0], standard_errors[0]),
+            r_squared,
+            points,
+            x_range,
+        }
+    }
 }
 
 /// Fit a line minimising *relative* residuals: weighted least squares with weights `1/y²`.
@@ -128,21 +149,16 @@ pub fn fit_line_relative(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitErr
     let ssr: f64 = (0..x.len())
         .map(|i| w[i] * (y[i] - intercept - slope * x[i]).powi(2))
         .sum();
-    let dof = x.len() - 2;
-    let s2 = ssr / dof as f64;
+    let s2 = ssr / (x.len() - 2) as f64;
     let slope_se = (s2 / sxx).sqrt();
     let intercept_se = (s2 * (1.0 / total + xm * xm / sxx)).sqrt();
-    let t = t_quantile_95(dof);
-    Ok(LinearFit {
-        slope,
-        slope_se,
-        slope_ci95: [slope - t * slope_se, slope + t * slope_se],
-        intercept,
-        intercept_se,
-        intercept_ci95: [intercept - t * intercept_se, intercept + t * intercept_se],
-        r_squared: if syy > 0.0 { 1.0 - ssr / syy } else { 1.0 },
-        ..plain
-    })
+    Ok(LinearFit::assemble(
+        [intercept, slope],
+        [intercept_se, slope_se],
+        if syy > 0.0 { 1.0 - ssr / syy } else { 1.0 },
+        plain.x_range,
+        x.len(),
+    ))
 }
 
 fn ols(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), LinearFitError> {
