@@ -13,9 +13,10 @@ nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 "$BIN" devices --json > "$OUT/devices.json" 2> "$OUT/devices.err"
 for mode in quick full; do
   flag=""; [ "$mode" = quick ] && flag="--quick"
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$BIN" calibrate --device cuda $flag -o "$OUT/cuda-$mode.json" > "$OUT/cuda-$mode.txt" 2>&1
-  echo "exit $? wall $(echo "$(date +%s.%N) - $start" | bc) s" >> "$OUT/cuda-$mode.txt"
+  status=$?
+  echo "exit $status wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$OUT/cuda-$mode.txt"
 done
 # The same device through OpenCL, when the NVIDIA ICD can be registered.
 "$BIN" calibrate --device opencl --quick -o "$OUT/opencl-quick.json" > "$OUT/opencl-quick.txt" 2>&1 || true
