@@ -11,6 +11,9 @@ use harness::backend::{discover, select, DeviceList, DeviceSelector};
 use harness::bench::calibrate::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::report::views;
+use harness::workloads::registry::{has_layouts, lookup};
+use harness::workloads::series::run_series;
+use harness::workloads::Layout;
 
 /// Measure GPUs and predict how long parallel programs take on them.
 ///
@@ -58,6 +61,56 @@ enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Run a validation workload once at one size and print its phase table.
+    ///
+    /// Workloads: vadd, triad, jacobi2d, sor, sor-rb, adi. The result is checked against
+    /// the host implementation unless --no-verify.
+    Run {
+        /// The workload's name.
+        workload: String,
+        /// Problem size N (elements for vadd/triad, grid side for the rest).
+        #[arg(long, short = 'n')]
+        size: usize,
+        /// Iterations.
+        #[arg(long, default_value_t = 10)]
+        iters: usize,
+        /// plain or reordered, for sor and adi (default: reordered).
+        #[arg(long)]
+        layout: Option<Layout>,
+        /// Device: index, backend or part of a name (default: the best found).
+        #[arg(long, short, value_name = "SEL")]
+        device: Option<DeviceSelector>,
+        /// Skip the host comparison (for sizes where the host reference is too slow).
+        #[arg(long)]
+        no_verify: bool,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a workload at several small sizes (each repeated) and write the per-phase series
+    /// as JSON and CSV beside the device's calibration under calibrations/.
+    Series {
+        /// The workload's name.
+        workload: String,
+        /// Sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        sizes: Vec<usize>,
+        /// Iterations per run.
+        #[arg(long, default_value_t = 10)]
+        iters: usize,
+        /// Runs per size.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// plain or reordered, for sor and adi (default: reordered).
+        #[arg(long)]
+        layout: Option<Layout>,
+        /// Device: index, backend or part of a name (default: the best found).
+        #[arg(long, short, value_name = "SEL")]
+        device: Option<DeviceSelector>,
+        /// Folder for the files.
+        #[arg(long, value_name = "DIR", default_value = "calibrations")]
+        output_dir: PathBuf,
+    },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -88,6 +141,32 @@ pub fn run() -> Result<()> {
             after,
             json,
         } => compare_command(&before, &after, json),
+        Command::Run {
+            workload,
+            size,
+            iters,
+            layout,
+            device,
+            no_verify,
+            json,
+        } => run_command(&workload, size, iters, layout, device, !no_verify, json),
+        Command::Series {
+            workload,
+            sizes,
+            iters,
+            repeat,
+            layout,
+            device,
+            output_dir,
+        } => series_command(
+            &workload,
+            &sizes,
+            iters,
+            repeat,
+            layout,
+            device,
+            &output_dir,
+        ),
     }
 }
 
@@ -200,5 +279,79 @@ fn compare_command(before: &std::path::Path, after: &std::path::Path, json: bool
     if rows.is_empty() {
         bail!("no parameters to compare");
     }
+    Ok(())
+}
+
+fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -> Result<usize> {
+    print_notes(list);
+    Ok(select(list, &selector.unwrap_or(DeviceSelector::Best))?)
+}
+
+fn run_command(
+    name: &str,
+    size: usize,
+    iters: usize,
+    layout: Option<Layout>,
+    selector: Option<DeviceSelector>,
+    verify: bool,
+    json: bool,
+) -> Result<()> {
+    let workload = lookup(name, layout)?;
+    let list = discover();
+    let index = pick_device(&list, selector)?;
+    let device = list.devices[index].as_ref();
+    eprintln!(
+        "running {name} on device {index}: {} ({})",
+        device.info().name,
+        device.info().backend
+    );
+    let result = workload.run(device, size, iters, verify)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", views::run_table(&result));
+    }
+    Ok(())
+}
+
+fn series_command(
+    name: &str,
+    sizes: &[usize],
+    iters: usize,
+    repeat: usize,
+    layout: Option<Layout>,
+    selector: Option<DeviceSelector>,
+    output_dir: &std::path::Path,
+) -> Result<()> {
+    let workload = lookup(name, layout)?;
+    let list = discover();
+    let index = pick_device(&list, selector)?;
+    let device = list.devices[index].as_ref();
+    eprintln!(
+        "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {repeat} runs each",
+        device.info().name,
+        device.info().backend
+    );
+    let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
+    let series = run_series(
+        workload.as_ref(),
+        layout_name,
+        device,
+        sizes,
+        iters,
+        repeat,
+        |p| eprintln!("{}", views::series_progress(p)),
+    )?;
+    let stem = series.stem(output_dir);
+    let json_path = harness::calibration::with_suffix(&stem, "json");
+    let csv_path = harness::calibration::with_suffix(&stem, "csv");
+    harness::calibration::write_atomically(
+        &json_path,
+        serde_json::to_string_pretty(&series)?.as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", json_path.display()))?;
+    harness::calibration::write_atomically(&csv_path, series.to_csv().as_bytes())
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    println!("wrote {} and {}", json_path.display(), csv_path.display());
     Ok(())
 }

@@ -19,3 +19,5 @@ typedef unsigned long long ulong;
 #define ATOMIC_MAX_U32(p, v) atomicMax((p), (v))
 #define FABS(x) fabsf(x)
 #define FMAX(a, b) fmaxf((a), (b))
+#define FLOAT_BITS(x) __float_as_uint(x)
+#define DEVICE_FN __device__

@@ -16,3 +16,5 @@
 #define ATOMIC_MAX_U32(p, v) atomic_max((p), (v))
 #define FABS(x) fabs(x)
 #define FMAX(a, b) fmax((a), (b))
+#define FLOAT_BITS(x) as_uint(x)
+#define DEVICE_FN

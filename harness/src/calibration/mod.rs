@@ -224,6 +224,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// `stem` with `.ext` appended (unlike `Path::with_extension`, which would replace a dotted
+/// part of the stem such as `x.series.sor`).
+pub fn with_suffix(stem: &Path, ext: &str) -> PathBuf {
+    let mut name = stem.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    PathBuf::from(name)
+}
+
 /// `calibrations/<slug>.json` under `dir`.
 pub fn default_path(dir: &Path, device: &DeviceInfo) -> PathBuf {
     dir.join(format!("{}.json", device.slug()))

@@ -32,9 +32,9 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
             message: "every group needs one finite value per series".into(),
         });
     }
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    let csv = stem.with_extension("csv");
+    let svg = crate::calibration::with_suffix(stem, "svg");
+    let png = crate::calibration::with_suffix(stem, "png");
+    let csv = crate::calibration::with_suffix(stem, "csv");
     super::render_bars_svg(figure, &svg)?;
     super::render_bars_png(figure, &png)?;
     let mut text = format!(

@@ -116,9 +116,9 @@ pub struct Figure {
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`; returns the paths.
 pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     render::check(figure)?;
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    let csv = stem.with_extension("csv");
+    let svg = crate::calibration::with_suffix(stem, "svg");
+    let png = crate::calibration::with_suffix(stem, "png");
+    let csv = crate::calibration::with_suffix(stem, "csv");
     render::draw_svg(figure, &svg)?;
     render::draw_png(figure, &png)?;
     write_csv(&csv, &figure_csv(figure))?;

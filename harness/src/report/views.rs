@@ -146,3 +146,47 @@ pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str)
     }
     t.render()
 }
+
+/// The phase table of one workload run, like a profiler's summary.
+pub fn run_table(r: &crate::workloads::RunResult) -> String {
+    let mut t = Table::new(["phase", "time ms", "count", "fraction"]);
+    for p in &r.phases {
+        t.row([
+            p.name.clone(),
+            sig(p.seconds * 1e3, 4),
+            p.count.to_string(),
+            format!("{:.1} %", p.fraction * 100.0),
+        ]);
+    }
+    t.row([
+        "total".to_string(),
+        sig(r.total_seconds * 1e3, 4),
+        String::new(),
+        "100.0 %".to_string(),
+    ]);
+    let check = match &r.verification {
+        Some(v) => format!(
+            "verified against the host: max abs error {:.3e}, max rel error {:.3e} (tolerance {:.0e})",
+            v.max_abs_error, v.max_rel_error, v.tolerance
+        ),
+        None => "not verified".to_string(),
+    };
+    format!(
+        "{} at N = {}, {} iterations\n\n{}\n{check}\n",
+        r.workload,
+        r.size,
+        r.iterations,
+        t.render()
+    )
+}
+
+/// One line per size of a series as it completes.
+pub fn series_progress(p: &crate::workloads::series::SeriesPoint) -> String {
+    format!(
+        "N = {}: total {} ms [{}, {}]",
+        p.size,
+        sig(p.total.median_seconds * 1e3, 4),
+        sig(p.total.ci95[0] * 1e3, 4),
+        sig(p.total.ci95[1] * 1e3, 4)
+    )
+}

@@ -5,7 +5,13 @@
 //! bring-your-own spec files share the [`PhaseRecorder`] and [`RunResult`] types so that
 //! `run`, `series` and the predictors treat them alike.
 
+pub mod adi;
 pub mod phases;
+pub mod registry;
+pub mod series;
+pub mod session;
+pub mod stencil;
+pub mod stream;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -86,6 +92,40 @@ pub struct RunResult {
     pub verification: Option<Verification>,
 }
 
+/// Array layout of a workload that has two: the plain one, and one reordered for the
+/// device's access pattern ("dynamic array reordering", PAPERS.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// The program's own layout.
+    Plain,
+    /// Permuted or skewed so that consecutive executors touch consecutive addresses.
+    Reordered,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = WorkloadError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "plain" => Ok(Layout::Plain),
+            "reordered" => Ok(Layout::Reordered),
+            other => Err(WorkloadError::Invalid(format!(
+                "unknown layout '{other}'; use plain or reordered"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Layout::Plain => "plain",
+            Layout::Reordered => "reordered",
+        })
+    }
+}
+
 /// A program that can be run at a size on any device.
 pub trait Workload {
     /// The command-line name (`sor`, `adi`, …).
@@ -122,4 +162,31 @@ pub fn check_fits(
         });
     }
     Ok(())
+}
+
+/// Assemble a run's result from its phases; a failed verification becomes an error.
+pub fn finish(
+    workload: &str,
+    size: usize,
+    iterations: usize,
+    phases: &PhaseRecorder,
+    verification: Option<Verification>,
+) -> Result<RunResult, WorkloadError> {
+    if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
+        return Err(WorkloadError::Mismatch {
+            workload: workload.to_string(),
+            size,
+            max_abs: v.max_abs_error,
+            max_rel: v.max_rel_error,
+        });
+    }
+    let (phases, total_seconds) = phases.finish();
+    Ok(RunResult {
+        workload: workload.to_string(),
+        size,
+        iterations,
+        phases,
+        total_seconds,
+        verification,
+    })
 }

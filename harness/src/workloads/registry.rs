@@ -1,0 +1,42 @@
+//! Workloads by their command-line names.
+
+use super::adi::Adi;
+use super::stencil::{Jacobi2d, Sor, SorRedBlack};
+use super::stream::{Stream, StreamKind};
+use super::{Layout, Workload, WorkloadError};
+
+/// The built-in workloads' names.
+pub fn names() -> &'static [&'static str] {
+    &["vadd", "triad", "jacobi2d", "sor", "sor-rb", "adi"]
+}
+
+/// Whether a workload has a plain and a reordered layout.
+pub fn has_layouts(name: &str) -> bool {
+    matches!(name, "sor" | "adi")
+}
+
+/// The workload called `name`; `layout` applies where it has two (the default is the
+/// reordered one, the faster on GPUs). A layout given for a workload without layouts is an
+/// error, so nobody believes they measured something they did not.
+pub fn lookup(name: &str, layout: Option<Layout>) -> Result<Box<dyn Workload>, WorkloadError> {
+    if layout.is_some() && !has_layouts(name) && names().contains(&name) {
+        return Err(WorkloadError::Invalid(format!(
+            "{name} has one layout; --layout applies to sor and adi"
+        )));
+    }
+    let layout = layout.unwrap_or(Layout::Reordered);
+    Ok(match name {
+        "vadd" => Box::new(Stream(StreamKind::Vadd)),
+        "triad" => Box::new(Stream(StreamKind::Triad)),
+        "jacobi2d" => Box::new(Jacobi2d),
+        "sor" => Box::new(Sor(layout)),
+        "sor-rb" => Box::new(SorRedBlack),
+        "adi" => Box::new(Adi(layout)),
+        _ => {
+            return Err(WorkloadError::Unknown {
+                name: name.to_string(),
+                known: names().join(", "),
+            })
+        }
+    })
+}

@@ -1,0 +1,159 @@
+//! One run of a workload on a device: the compiled program and the phase recorder, so each
+//! launch and transfer lands in the phase table under its own name.
+
+use crate::backend::{Arg, Buffer, Device, Launch, Program, ProgramSource};
+
+use super::{PhaseRecorder, WorkloadError};
+
+/// A device, a compiled program and the phases recorded so far.
+pub struct Session<'d> {
+    /// The device.
+    pub device: &'d dyn Device,
+    program: Program,
+    /// Phase times.
+    pub phases: PhaseRecorder,
+}
+
+impl<'d> Session<'d> {
+    /// Compile `source` for `device`.
+    pub fn new(device: &'d dyn Device, source: &ProgramSource) -> Result<Self, WorkloadError> {
+        Ok(Session {
+            device,
+            program: device.compile(source)?,
+            phases: PhaseRecorder::new(),
+        })
+    }
+
+    /// Launch `kernel`; its device time is added to the phase of the same name.
+    pub fn launch(
+        &mut self,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<(), WorkloadError> {
+        self.launch_as(kernel, kernel, launch, args)
+    }
+
+    /// Launch `kernel` and record it as `phase`.
+    pub fn launch_as(
+        &mut self,
+        phase: &str,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<(), WorkloadError> {
+        let t = self.device.launch(&self.program, kernel, launch, args)?;
+        self.phases.add(phase, t);
+        Ok(())
+    }
+
+    /// A buffer holding `values`, recorded as the `upload` phase.
+    pub fn upload_f32(&mut self, values: &[f32]) -> Result<Buffer, WorkloadError> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        self.upload_bytes(&bytes)
+    }
+
+    /// A buffer holding `values`, recorded as the `upload` phase.
+    pub fn upload_u32(&mut self, values: &[u32]) -> Result<Buffer, WorkloadError> {
+        self.upload_bytes(&crate::backend::u32_bytes(values))
+    }
+
+    fn upload_bytes(&mut self, bytes: &[u8]) -> Result<Buffer, WorkloadError> {
+        let buf = self.device.alloc(bytes.len())?;
+        let t = self.device.upload(&buf, bytes)?;
+        self.phases.add("upload", t);
+        Ok(buf)
+    }
+
+    /// Overwrite `buf` with `values`, recorded as the `upload` phase.
+    pub fn write_f32(&mut self, buf: &Buffer, values: &[f32]) -> Result<(), WorkloadError> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let t = self.device.upload(buf, &bytes)?;
+        self.phases.add("upload", t);
+        Ok(())
+    }
+
+    /// `count` floats read back, recorded as the `download` phase.
+    pub fn download_f32(&mut self, buf: &Buffer, count: usize) -> Result<Vec<f32>, WorkloadError> {
+        let mut bytes = vec![0u8; count * 4];
+        let t = self.device.download(buf, &mut bytes)?;
+        self.phases.add("download", t);
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    /// A zeroed scratch buffer of `bytes` (not timed: allocation is not a phase).
+    pub fn scratch(&mut self, bytes: usize) -> Result<Buffer, WorkloadError> {
+        let buf = self.device.alloc(bytes)?;
+        self.device.upload(&buf, &vec![0u8; bytes])?;
+        Ok(buf)
+    }
+
+    /// A 1-D launch over `n` executors in the device's preferred groups.
+    pub fn linear(&self, n: usize) -> Launch {
+        Launch::linear(n, self.device.preferred_group_size())
+    }
+
+    /// A 2-D launch over `x × y` executors (x fastest).
+    pub fn grid2(&self, x: usize, y: usize) -> Launch {
+        let g = self.device.preferred_group_size();
+        let (lx, ly) = if g >= 256 {
+            (32, 8)
+        } else if g >= 16 {
+            (16, g / 16)
+        } else {
+            (g, 1)
+        };
+        Launch {
+            dims: 2,
+            global: [x.max(1), y.max(1), 1],
+            local: [lx.max(1), ly.max(1), 1],
+        }
+    }
+}
+
+/// Compare a device result with the host reference: the largest absolute error, and the
+/// largest error relative to the reference's largest magnitude (so values near zero do not
+/// inflate it).
+pub fn compare(got: &[f32], want: &[f32], tolerance: f64) -> super::Verification {
+    let scale = want
+        .iter()
+        .fold(0.0f64, |m, v| m.max(f64::from(v.abs())))
+        .max(1e-30);
+    let mut max_abs = if got.len() == want.len() {
+        0.0f64
+    } else {
+        f64::INFINITY
+    };
+    for (g, w) in got.iter().zip(want) {
+        let e = (f64::from(*g) - f64::from(*w)).abs();
+        max_abs = max_abs.max(if e.is_nan() { f64::INFINITY } else { e });
+    }
+    let max_rel = max_abs / scale;
+    super::Verification {
+        max_abs_error: max_abs,
+        max_rel_error: max_rel,
+        tolerance,
+        passed: max_rel <= tolerance,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corrupted_result_is_caught() {
+        let want = vec![1.0f32, 2.0, 4.0];
+        assert!(compare(&want, &want, 1e-6).passed);
+        let mut got = want.clone();
+        got[1] = 2.01;
+        let v = compare(&got, &want, 1e-3);
+        assert!(!v.passed);
+        assert!((v.max_abs_error - 0.01).abs() < 1e-6);
+        assert!(!compare(&[1.0, f32::NAN, 4.0], &want, 1.0).passed);
+        assert!(!compare(&[1.0], &want, 1.0).passed, "a short result fails");
+    }
+}

@@ -1,0 +1,521 @@
+//! 2-D stencils (PAPERS.md §4): `jacobi2d`; `sor`, the DVMH paper's Listing 1 by the
+//! hyperplane (wavefront) method, in the plain row-major layout and in the skewed diagonal
+//! layout of "dynamic array reordering"; and `sor-rb`, red-black SOR.
+//!
+//! SOR point update (Listing 1):
+//! `S = A(I,J); A(I,J) = (W/4)(A(I−1,J) + A(I+1,J) + A(I,J−1) + A(I,J+1)) + (1−W)·A(I,J);`
+//! `EPS = max(EPS, |S − A(I,J)|)`. Each point depends on its
+//! already-updated up and left neighbours and the not-yet-updated down and right ones, so all
+//! points of an anti-diagonal i + j = d are independent: one launch per diagonal, 2N − 5 per
+//! iteration. In the plain layout consecutive executors on a diagonal touch addresses n − 1
+//! apart; in the skewed layout each diagonal is contiguous, so they touch consecutive ones.
+
+use rayon::prelude::*;
+
+use super::session::{compare, Session};
+use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
+use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramSource};
+
+/// The relaxation factor W.
+pub const OMEGA: f32 = 1.5;
+/// Results agree with the host within this fraction of the grid's largest value (device
+/// compilers may fuse the multiply-adds).
+pub const TOLERANCE: f64 = 1e-4;
+
+/// The stencil program and its host twins.
+pub fn program() -> ProgramSource {
+    ProgramSource::embedded(
+        "stencil.kern",
+        include_str!("../../../kernels/workloads/stencil.kern"),
+        TWINS,
+    )
+}
+
+const TWINS: &[(&str, HostKernel)] = &[
+    ("zero_u32", host_zero),
+    ("jacobi", host_jacobi),
+    ("sor_diag", host_sor_diag),
+    ("sor_diag_skewed", host_sor_diag_skewed),
+    ("to_skewed", host_to_skewed),
+    ("from_skewed", host_from_skewed),
+    ("sor_rb", host_sor_rb),
+];
+
+/// One SOR point update, in the kernel's operation order.
+pub fn sor_point(c: f32, up: f32, down: f32, left: f32, right: f32, w: f32) -> f32 {
+    w * 0.25 * (((up + down) + left) + right) + (1.0 - w) * c
+}
+
+fn max_bits(eps: &mut u32, delta: f32) {
+    *eps = (*eps).max(delta.abs().to_bits());
+}
+
+fn host_zero(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    a.slice_mut::<u32>(0)?[0] = 0;
+    Ok(())
+}
+
+fn host_jacobi(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let (src, dst, n) = (
+        a.slice::<f32>(0)?,
+        a.slice_mut::<f32>(1)?,
+        a.u32(2)? as usize,
+    );
+    dst[..n * n]
+        .par_chunks_mut(n)
+        .enumerate()
+        .filter(|(i, _)| *i >= 1 && *i + 1 < n)
+        .for_each(|(i, row)| {
+            for (j, cell) in row.iter_mut().enumerate().take(n - 1).skip(1) {
+                let p = i * n + j;
+                *cell = 0.25 * (((src[p - n] + src[p + n]) + src[p - 1]) + src[p + 1]);
+            }
+        });
+    Ok(())
+}
+
+fn host_sor_diag(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let grid = a.slice_mut::<f32>(0)?;
+    let (n, d, i_lo, count) = (
+        a.u32(1)? as usize,
+        a.u32(2)? as usize,
+        a.u32(3)? as usize,
+        a.u32(4)? as usize,
+    );
+    let w = a.f32(5)?;
+    let eps = &mut a.slice_mut::<u32>(6)?[0];
+    for i in i_lo..i_lo + count {
+        let p = i * n + (d - i);
+        let c = grid[p];
+        let v = sor_point(c, grid[p - n], grid[p + n], grid[p - 1], grid[p + 1], w);
+        grid[p] = v;
+        max_bits(eps, c - v);
+    }
+    Ok(())
+}
+
+fn host_sor_diag_skewed(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let s = a.slice_mut::<f32>(0)?;
+    let (prev, cur, next) = (a.u32(1)? as usize, a.u32(2)? as usize, a.u32(3)? as usize);
+    let (i_lo, count, w) = (a.u32(4)? as usize, a.u32(5)? as usize, a.f32(6)?);
+    let eps = &mut a.slice_mut::<u32>(7)?[0];
+    for i in i_lo..i_lo + count {
+        let c = s[cur + i];
+        let v = sor_point(
+            c,
+            s[prev + i - 1],
+            s[next + i + 1],
+            s[prev + i],
+            s[next + i],
+            w,
+        );
+        s[cur + i] = v;
+        max_bits(eps, c - v);
+    }
+    Ok(())
+}
+
+/// Start of anti-diagonal `d` in the skewed layout of an n×n grid (the kernel's
+/// `skew_offset`).
+pub fn skew_offset(d: usize, n: usize) -> usize {
+    if d < n {
+        return d * (d + 1) / 2;
+    }
+    let k = d - n;
+    n * (n + 1) / 2 + k * (2 * n - 1) - k * (n + d - 1) / 2
+}
+
+/// Smallest row index on anti-diagonal `d`.
+pub fn diagonal_start(d: usize, n: usize) -> usize {
+    d.saturating_sub(n - 1)
+}
+
+/// Position of point (i, j) in the skewed layout.
+pub fn skew_index(i: usize, j: usize, n: usize) -> usize {
+    let d = i + j;
+    skew_offset(d, n) + i - diagonal_start(d, n)
+}
+
+fn host_to_skewed(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let (src, dst, n) = (
+        a.slice::<f32>(0)?,
+        a.slice_mut::<f32>(1)?,
+        a.u32(2)? as usize,
+    );
+    for i in 0..n {
+        for j in 0..n {
+            dst[skew_index(i, j, n)] = src[i * n + j];
+        }
+    }
+    Ok(())
+}
+
+fn host_from_skewed(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let (src, dst, n) = (
+        a.slice::<f32>(0)?,
+        a.slice_mut::<f32>(1)?,
+        a.u32(2)? as usize,
+    );
+    for i in 0..n {
+        for j in 0..n {
+            dst[i * n + j] = src[skew_index(i, j, n)];
+        }
+    }
+    Ok(())
+}
+
+fn host_sor_rb(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let grid = a.slice_mut::<f32>(0)?;
+    let (n, parity, w) = (a.u32(1)? as usize, a.u32(2)? as usize, a.f32(3)?);
+    let eps = &mut a.slice_mut::<u32>(4)?[0];
+    for i in 1..n - 1 {
+        for j in (1..n - 1).filter(|j| (i + j) % 2 == parity) {
+            let p = i * n + j;
+            let c = grid[p];
+            let v = sor_point(c, grid[p - n], grid[p + n], grid[p - 1], grid[p + 1], w);
+            grid[p] = v;
+            max_bits(eps, c - v);
+        }
+    }
+    Ok(())
+}
+
+/// The initial grid: deterministic values in [0, 1).
+pub fn initial_grid(n: usize) -> Vec<f32> {
+    (0..n * n)
+        .map(|k| ((k as u64 * 2_654_435_761 % 1000) as f32) * 1e-3)
+        .collect()
+}
+
+/// Listing 1 run sequentially on the host: the reference. Returns the grid and EPS per
+/// iteration.
+pub fn sor_reference(n: usize, iterations: usize, red_black: bool) -> (Vec<f32>, Vec<f32>) {
+    let mut a = initial_grid(n);
+    let mut history = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let mut eps = 0.0f32;
+        let passes: &[Option<usize>] = if red_black {
+            &[Some(0), Some(1)]
+        } else {
+            &[None]
+        };
+        for parity in passes {
+            for i in 1..n - 1 {
+                for j in 1..n - 1 {
+                    if parity.is_some_and(|p| (i + j) % 2 != p) {
+                        continue;
+                    }
+                    let p = i * n + j;
+                    let c = a[p];
+                    a[p] = sor_point(c, a[p - n], a[p + n], a[p - 1], a[p + 1], OMEGA);
+                    eps = eps.max((c - a[p]).abs());
+                }
+            }
+        }
+        history.push(eps);
+    }
+    (a, history)
+}
+
+/// Jacobi run sequentially on the host: the reference.
+pub fn jacobi_reference(n: usize, iterations: usize) -> Vec<f32> {
+    let mut a = initial_grid(n);
+    let mut b = a.clone();
+    for _ in 0..iterations {
+        for i in 1..n - 1 {
+            for j in 1..n - 1 {
+                let p = i * n + j;
+                b[p] = 0.25 * (((a[p - n] + a[p + n]) + a[p - 1]) + a[p + 1]);
+            }
+        }
+        std::mem::swap(&mut a, &mut b);
+    }
+    a
+}
+
+fn check_grid(
+    name: &str,
+    size: usize,
+    device: &dyn Device,
+    w: &dyn Workload,
+) -> Result<(), WorkloadError> {
+    if size < 4 {
+        return Err(WorkloadError::Invalid(format!(
+            "{name}: the grid needs n ≥ 4, got {size}"
+        )));
+    }
+    if size > 46_000 {
+        return Err(WorkloadError::Invalid(format!(
+            "{name}: n = {size} overflows 32-bit indices"
+        )));
+    }
+    check_fits(w, device, size)
+}
+
+/// Jacobi 2-D, 5-point, no dependencies.
+#[derive(Debug, Clone, Copy)]
+pub struct Jacobi2d;
+
+impl Workload for Jacobi2d {
+    fn name(&self) -> &str {
+        "jacobi2d"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        2 * 4 * (size * size) as u64
+    }
+
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        check_grid(self.name(), size, device, self)?;
+        let n = size;
+        let mut s = Session::new(device, &program())?;
+        let init = initial_grid(n);
+        let mut a = s.upload_f32(&init)?;
+        let mut b = s.upload_f32(&init)?;
+        let launch = s.grid2(n - 2, n - 2);
+        for _ in 0..iterations {
+            s.launch(
+                "jacobi",
+                &launch,
+                &[Arg::Buf(&a), Arg::Buf(&b), Arg::U32(n as u32)],
+            )?;
+            std::mem::swap(&mut a, &mut b);
+        }
+        let got = s.download_f32(&a, n * n)?;
+        let verification =
+            verify.then(|| compare(&got, &jacobi_reference(n, iterations), TOLERANCE));
+        finish(self.name(), size, iterations, &s.phases, verification)
+    }
+}
+
+/// SOR by the hyperplane method, plain or skewed layout.
+#[derive(Debug, Clone, Copy)]
+pub struct Sor(pub Layout);
+
+impl Workload for Sor {
+    fn name(&self) -> &str {
+        "sor"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
+        copies * 4 * (size * size) as u64 + 4
+    }
+
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        check_grid(self.name(), size, device, self)?;
+        let n = size;
+        let mut s = Session::new(device, &program())?;
+        let a = s.upload_f32(&initial_grid(n))?;
+        let eps = s.scratch(4)?;
+        let mut history = Vec::with_capacity(iterations);
+        match self.0 {
+            Layout::Plain => {
+                for _ in 0..iterations {
+                    history.push(sor_plain_iteration(&mut s, &a, &eps, n)?);
+                }
+            }
+            Layout::Reordered => {
+                let skewed = s.scratch(n * n * 4)?;
+                let whole = s.grid2(n, n);
+                s.launch(
+                    "to_skewed",
+                    &whole,
+                    &[Arg::Buf(&a), Arg::Buf(&skewed), Arg::U32(n as u32)],
+                )?;
+                for _ in 0..iterations {
+                    history.push(sor_skewed_iteration(&mut s, &skewed, &eps, n)?);
+                }
+                s.launch(
+                    "from_skewed",
+                    &whole,
+                    &[Arg::Buf(&skewed), Arg::Buf(&a), Arg::U32(n as u32)],
+                )?;
+            }
+        }
+        let mut got = s.download_f32(&a, n * n)?;
+        let verification = verify.then(|| {
+            let (mut want, want_eps) = sor_reference(n, iterations, false);
+            got.extend(&history);
+            want.extend(want_eps);
+            compare(&got, &want, TOLERANCE)
+        });
+        finish(self.name(), size, iterations, &s.phases, verification)
+    }
+}
+
+/// Interior anti-diagonals 2 ..= 2n − 4 with their first row and point count.
+fn interior_diagonals(n: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+    (2..=2 * n - 4).map(move |d| {
+        let lo = d.saturating_sub(n - 2).max(1);
+        let hi = (d - 1).min(n - 2);
+        (d, lo, hi + 1 - lo)
+    })
+}
+
+fn read_eps(s: &mut Session<'_>, eps: &Buffer) -> Result<f32, WorkloadError> {
+    let bits = s.download_f32(eps, 1)?[0];
+    Ok(bits)
+}
+
+fn sor_plain_iteration(
+    s: &mut Session<'_>,
+    a: &Buffer,
+    eps: &Buffer,
+    n: usize,
+) -> Result<f32, WorkloadError> {
+    s.launch("zero_u32", &Launch::single(), &[Arg::Buf(eps)])?;
+    for (d, lo, count) in interior_diagonals(n) {
+        let launch = s.linear(count);
+        s.launch(
+            "sor_diag",
+            &launch,
+            &[
+                Arg::Buf(a),
+                Arg::U32(n as u32),
+                Arg::U32(d as u32),
+                Arg::U32(lo as u32),
+                Arg::U32(count as u32),
+                Arg::F32(OMEGA),
+                Arg::Buf(eps),
+            ],
+        )?;
+    }
+    read_eps(s, eps)
+}
+
+fn sor_skewed_iteration(
+    s: &mut Session<'_>,
+    grid: &Buffer,
+    eps: &Buffer,
+    n: usize,
+) -> Result<f32, WorkloadError> {
+    s.launch("zero_u32", &Launch::single(), &[Arg::Buf(eps)])?;
+    let base = |e: usize| (skew_offset(e, n) - diagonal_start(e, n)) as u32;
+    for (d, lo, count) in interior_diagonals(n) {
+        let launch = s.linear(count);
+        s.launch(
+            "sor_diag_skewed",
+            &launch,
+            &[
+                Arg::Buf(grid),
+                Arg::U32(base(d - 1)),
+                Arg::U32(base(d)),
+                Arg::U32(base(d + 1)),
+                Arg::U32(lo as u32),
+                Arg::U32(count as u32),
+                Arg::F32(OMEGA),
+                Arg::Buf(eps),
+            ],
+        )?;
+    }
+    read_eps(s, eps)
+}
+
+/// Red-black SOR: red points, then black points, per iteration.
+#[derive(Debug, Clone, Copy)]
+pub struct SorRedBlack;
+
+impl Workload for SorRedBlack {
+    fn name(&self) -> &str {
+        "sor-rb"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        4 * (size * size) as u64 + 4
+    }
+
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        check_grid(self.name(), size, device, self)?;
+        let n = size;
+        let mut s = Session::new(device, &program())?;
+        let a = s.upload_f32(&initial_grid(n))?;
+        let eps = s.scratch(4)?;
+        let launch = s.grid2(n - 2, n - 2);
+        let mut history = Vec::with_capacity(iterations);
+        for _ in 0..iterations {
+            s.launch("zero_u32", &Launch::single(), &[Arg::Buf(&eps)])?;
+            for (phase, parity) in [("sor_rb red", 0u32), ("sor_rb black", 1u32)] {
+                s.launch_as(
+                    phase,
+                    "sor_rb",
+                    &launch,
+                    &[
+                        Arg::Buf(&a),
+                        Arg::U32(n as u32),
+                        Arg::U32(parity),
+                        Arg::F32(OMEGA),
+                        Arg::Buf(&eps),
+                    ],
+                )?;
+            }
+            history.push(read_eps(&mut s, &eps)?);
+        }
+        let mut got = s.download_f32(&a, n * n)?;
+        let verification = verify.then(|| {
+            let (mut want, want_eps) = sor_reference(n, iterations, true);
+            got.extend(&history);
+            want.extend(want_eps);
+            compare(&got, &want, TOLERANCE)
+        });
+        finish(self.name(), size, iterations, &s.phases, verification)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skewed_layout_is_a_bijection_with_contiguous_diagonals() {
+        let n = 7;
+        let mut seen = vec![false; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let k = skew_index(i, j, n);
+                assert!(!seen[k]);
+                seen[k] = true;
+                if i > 0 && j + 1 < n {
+                    assert_eq!(
+                        skew_index(i, j, n),
+                        skew_index(i - 1, j + 1, n) + 1,
+                        "diagonal contiguous"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wavefront_order_equals_the_sequential_sweep() {
+        // Listing 1's loop order and the anti-diagonal order give bit-identical grids.
+        let n = 9;
+        let (reference, _) = sor_reference(n, 1, false);
+        let mut a = initial_grid(n);
+        for (d, lo, count) in interior_diagonals(n) {
+            for i in lo..lo + count {
+                let p = i * n + (d - i);
+                a[p] = sor_point(a[p], a[p - n], a[p + n], a[p - 1], a[p + 1], OMEGA);
+            }
+        }
+        assert_eq!(a, reference);
+    }
+}

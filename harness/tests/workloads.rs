@@ -1,0 +1,154 @@
+//! Every workload, in every layout, verified against the host reference on the host device
+//! and on the OpenCL CPU device (PoCL in CI); series files; bad input.
+
+use assert_cmd::Command;
+use harness::backend::{discover, select, BackendKind, DeviceSelector};
+use harness::workloads::registry::{has_layouts, lookup, names};
+use harness::workloads::series::{run_series, Series};
+use harness::workloads::Layout;
+
+fn size_for(name: &str) -> usize {
+    match name {
+        "vadd" | "triad" => 10_000,
+        "adi" => 20,
+        _ => 40,
+    }
+}
+
+fn verify_all_on(kind: BackendKind) {
+    let list = discover();
+    let Ok(index) = select(&list, &DeviceSelector::Backend(kind)) else {
+        eprintln!("skipped: no {kind} device (CI installs PoCL so this runs there)");
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    for &name in names() {
+        let layouts: Vec<Option<Layout>> = if has_layouts(name) {
+            vec![Some(Layout::Plain), Some(Layout::Reordered)]
+        } else {
+            vec![None]
+        };
+        for layout in layouts {
+            let w = lookup(name, layout).unwrap();
+            let r = w
+                .run(device, size_for(name), 3, true)
+                .unwrap_or_else(|e| panic!("{name} {layout:?} on {kind}: {e}"));
+            let v = r.verification.expect("verified");
+            assert!(v.passed, "{name} {layout:?}: {v:?}");
+            assert!(r.total_seconds > 0.0);
+            let sum: f64 = r.phases.iter().map(|p| p.fraction).sum();
+            assert!((sum - 1.0).abs() < 1e-9, "fractions sum to 1");
+        }
+    }
+}
+
+#[test]
+fn every_workload_verifies_on_the_host() {
+    verify_all_on(BackendKind::Host);
+}
+
+#[test]
+fn every_workload_verifies_on_opencl() {
+    verify_all_on(BackendKind::Opencl);
+}
+
+#[test]
+fn a_series_over_three_sizes_round_trips() {
+    let list = discover();
+    let index = select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap();
+    let device = list.devices[index].as_ref();
+    let w = lookup("sor", Some(Layout::Plain)).unwrap();
+    let mut seen = Vec::new();
+    let series = run_series(
+        w.as_ref(),
+        Some("plain".into()),
+        device,
+        &[24, 16, 32],
+        2,
+        3,
+        |p| seen.push(p.size),
+    )
+    .unwrap();
+    assert_eq!(seen, vec![16, 24, 32], "sizes run in ascending order");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, serde_json::to_string(&series).unwrap()).unwrap();
+    assert_eq!(Series::load(&path).unwrap(), series);
+    for p in &series.points {
+        assert!(
+            p.total.ci95[0] <= p.total.median_seconds && p.total.median_seconds <= p.total.ci95[1]
+        );
+        assert_eq!(p.total.samples.len(), 3);
+        assert!(p.phases.iter().any(|ph| ph.name == "sor_diag"));
+    }
+    let csv = series.to_csv();
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count"
+    );
+    assert!(csv.lines().any(|l| l.starts_with("32,total,")));
+}
+
+#[test]
+fn series_command_writes_json_and_csv_beside_the_calibrations() {
+    let dir = tempfile::tempdir().unwrap();
+    Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "series",
+            "triad",
+            "--sizes",
+            "1000,2000,4000",
+            "--iters",
+            "2",
+            "--repeat",
+            "3",
+            "--device",
+            "host",
+        ])
+        .assert()
+        .success();
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let json = files
+        .iter()
+        .find(|f| f.ends_with(".series.triad.json"))
+        .expect("json written");
+    assert!(
+        files.iter().any(|f| f.ends_with(".series.triad.csv")),
+        "{files:?}"
+    );
+    let series = Series::load(&dir.path().join("calibrations").join(json)).unwrap();
+    assert_eq!(series.points.len(), 3);
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains(needle), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    fails_with(&["run", "nbody", "--size", "10"], "known: vadd, triad");
+    fails_with(
+        &["run", "vadd", "--size", "1000000000000", "--device", "host"],
+        "bytes of device memory",
+    );
+    fails_with(&["run", "sor", "--size", "2", "--device", "host"], "n ≥ 4");
+    fails_with(
+        &["run", "vadd", "--size", "10", "--layout", "plain"],
+        "one layout",
+    );
+}
