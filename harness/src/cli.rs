@@ -111,6 +111,36 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "calibrations")]
         output_dir: PathBuf,
     },
+    /// Stepanenko's decomposition of q cores and r accelerators for a process with MIMD
+    /// share phi and accelerator speed-up rho: the best number of cores to join to the
+    /// accelerators, the speed-ups (proportional, K^D, K^max) and the balancing shares.
+    ///
+    /// Give phi and rho, or the measured times T1,T_M,T_S (seconds) with --times.
+    Balance {
+        /// phi, the MIMD fragment's share of T1, in (0, 1).
+        #[arg(long, required_unless_present = "times", allow_negative_numbers = true)]
+        phi: Option<f64>,
+        /// rho, how much faster one accelerator runs the SIMD fragment than one core.
+        #[arg(long, required_unless_present = "times", allow_negative_numbers = true)]
+        rho: Option<f64>,
+        /// T1,T_M,T_S: whole process on one core, MIMD fragment on one core, SIMD fragment
+        /// on one accelerator (seconds).
+        #[arg(long, value_delimiter = ',', conflicts_with_all = ["phi", "rho"])]
+        times: Option<Vec<f64>>,
+        /// CPU cores.
+        #[arg(long)]
+        q: u32,
+        /// Accelerators.
+        #[arg(long)]
+        r: u32,
+        /// Also draw K^max, K^D and the proportional split against phi (the paper's Fig. 6)
+        /// into this folder.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -141,6 +171,15 @@ pub fn run() -> Result<()> {
             after,
             json,
         } => compare_command(&before, &after, json),
+        Command::Balance {
+            phi,
+            rho,
+            times,
+            q,
+            r,
+            plot,
+            json,
+        } => balance_command(phi, rho, times, q, r, plot, json),
         Command::Run {
             workload,
             size,
@@ -353,5 +392,36 @@ fn series_command(
     harness::calibration::write_atomically(&csv_path, series.to_csv().as_bytes())
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     println!("wrote {} and {}", json_path.display(), csv_path.display());
+    Ok(())
+}
+
+fn balance_command(
+    phi: Option<f64>,
+    rho: Option<f64>,
+    times: Option<Vec<f64>>,
+    q: u32,
+    r: u32,
+    plot: Option<PathBuf>,
+    json: bool,
+) -> Result<()> {
+    use harness::model::stepanenko::Hybrid;
+    let hybrid = match (times.as_deref(), phi, rho) {
+        (Some([t1, tm, ts]), _, _) => Hybrid::from_times(*t1, *tm, *ts, q, r)?,
+        (_, Some(phi), Some(rho)) => Hybrid::new(phi, rho, q, r)?,
+        (Some(other), _, _) => bail!("--times takes three values T1,T_M,T_S, got {}", other.len()),
+        _ => bail!("give --phi and --rho, or --times T1,T_M,T_S"),
+    };
+    let d = hybrid.decompose();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&d)?);
+    } else {
+        print!("{}", views::decomposition_table(&d));
+    }
+    if let Some(dir) = plot {
+        let paths = harness::plot::stepanenko_figure(&hybrid, &dir)?;
+        for p in paths {
+            eprintln!("wrote {}", p.display());
+        }
+    }
     Ok(())
 }

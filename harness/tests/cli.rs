@@ -175,3 +175,40 @@ fn quick_host_calibration_writes_the_file_and_compares() {
         .success()
         .stdout(predicate::str::contains("ratio").and(predicate::str::contains("yes")));
 }
+
+#[test]
+fn balance_prints_the_decomposition_and_refuses_bad_phi() {
+    let out = harness()
+        .args([
+            "balance", "--phi", "0.3", "--rho", "5.7", "--q", "28", "--r", "3", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["q_star"], 6);
+    let out = harness()
+        .args([
+            "balance",
+            "--times",
+            "22.98,7.05,2.82",
+            "--q",
+            "28",
+            "--r",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("K^max"));
+    for args in [
+        ["--phi", "1.5", "--rho", "5.7", "--q", "28", "--r", "3"],
+        ["--phi", "0.3", "--rho", "-1", "--q", "28", "--r", "3"],
+        ["--phi", "0.3", "--rho", "5.7", "--q", "0", "--r", "3"],
+        ["--phi", "0.3", "--rho", "5.7", "--q", "28", "--r", "0"],
+    ] {
+        let out = harness().arg("balance").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        one_error_line(&out);
+    }
+}

@@ -1,1 +1,3 @@
-//! Analytical models from the papers.
+//! Analytical models from the papers: pure functions of numbers.
+
+pub mod stepanenko;

@@ -32,6 +32,7 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
             message: "every group needs one finite value per series".into(),
         });
     }
+    super::create_parent(stem)?;
     let svg = crate::calibration::with_suffix(stem, "svg");
     let png = crate::calibration::with_suffix(stem, "png");
     let csv = crate::calibration::with_suffix(stem, "csv");

@@ -116,6 +116,7 @@ pub struct Figure {
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`; returns the paths.
 pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     render::check(figure)?;
+    create_parent(stem)?;
     let svg = crate::calibration::with_suffix(stem, "svg");
     let png = crate::calibration::with_suffix(stem, "png");
     let csv = crate::calibration::with_suffix(stem, "csv");
@@ -123,6 +124,48 @@ pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotErr
     render::draw_png(figure, &png)?;
     write_csv(&csv, &figure_csv(figure))?;
     Ok(vec![svg, png, csv])
+}
+
+/// The paper's Fig. 6 for this machine and ρ: K^max, K^D (best integer q*) and the
+/// proportional split against φ, written as `stepanenko-q<q>-r<r>` in `dir`.
+pub fn stepanenko_figure(
+    hybrid: &crate::model::stepanenko::Hybrid,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
+    use crate::model::stepanenko::Hybrid;
+    let phis: Vec<f64> = (1..20).map(|k| f64::from(k) * 0.05).collect();
+    let curve = |f: fn(&crate::model::stepanenko::Decomposition) -> f64| {
+        phis.iter()
+            .filter_map(|&phi| Hybrid::new(phi, hybrid.rho, hybrid.q, hybrid.r).ok())
+            .map(|h| (h.phi, f(&h.decompose())))
+            .collect::<Vec<_>>()
+    };
+    let figure = Figure {
+        title: format!(
+            "Speed-up against phi (q = {}, r = {}, rho = {})",
+            hybrid.q, hybrid.r, hybrid.rho
+        ),
+        main: Panel {
+            x_label: "phi, MIMD share of T1".into(),
+            y_label: "speed-up over one core".into(),
+            log_x: false,
+            log_y: false,
+            series: vec![
+                Series::new("K^max", curve(|d| d.k_max), Mark::Line),
+                Series::new("K^D at best integer q*", curve(|d| d.k_d), Mark::Dashed),
+                Series::new(
+                    "proportional split",
+                    curve(|d| d.k_proportional),
+                    Mark::Line,
+                ),
+            ],
+        },
+        lower: None,
+    };
+    save_figure(
+        &figure,
+        &dir.join(format!("stepanenko-q{}-r{}", hybrid.q, hybrid.r)),
+    )
 }
 
 fn render_bars_svg(figure: &BarFigure, path: &Path) -> Result<(), PlotError> {
@@ -177,6 +220,17 @@ pub fn csv_field(text: &str) -> String {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
         text.to_string()
+    }
+}
+
+/// Create the folder a figure goes into.
+fn create_parent(stem: &Path) -> Result<(), PlotError> {
+    match stem.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| PlotError::Io {
+            path: dir.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
     }
 }
 

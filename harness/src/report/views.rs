@@ -190,3 +190,73 @@ pub fn series_progress(p: &crate::workloads::series::SeriesPoint) -> String {
         sig(p.total.ci95[1] * 1e3, 4)
     )
 }
+
+/// The `harness balance` decomposition table (PAPERS.md §3).
+pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> String {
+    let h = &d.hybrid;
+    let mut t = Table::new(["quantity", "value", "meaning"]);
+    let mut row = |a: &str, b: String, c: &str| t.row([a.to_string(), b, c.to_string()]);
+    row("phi", sig(h.phi, 4), "MIMD share of T1");
+    row(
+        "rho",
+        sig(h.rho, 4),
+        "accelerator speed-up of the SIMD fragment",
+    );
+    row("q, r", format!("{}, {}", h.q, h.r), "cores, accelerators");
+    row(
+        "K proportional",
+        sig(d.k_proportional, 4),
+        "cores split evenly among the accelerators",
+    );
+    row("nu*", sig(d.nu_continuous, 4), "continuous optimum of q*/q");
+    row("K^max", sig(d.k_max, 4), "speed-up at nu*");
+    row(
+        "q*",
+        d.q_star.to_string(),
+        "best whole number of cores joined to accelerators",
+    );
+    row(
+        "d",
+        sig(d.cores_per_accelerator, 4),
+        "cores per accelerator (q*/r)",
+    );
+    row("K^D", sig(d.k_d, 4), "speed-up at q*");
+    row(
+        "q* (multiple of r)",
+        format!(
+            "{} (K^D {})",
+            d.q_star_multiple_of_r,
+            sig(d.k_d_multiple_of_r, 4)
+        ),
+        "best q* that splits evenly",
+    );
+    row(
+        "homogeneous core",
+        format!("{} of the work", sig(d.shares.homogeneous_core_work, 4)),
+        "each of the q - q* lone cores",
+    );
+    row(
+        "hybrid group",
+        format!("{} of the work", sig(d.shares.hybrid_group_work, 4)),
+        "each of the r groups",
+    );
+    row(
+        "hybrid core",
+        format!("{} T1", sig(d.shares.hybrid_core_time, 4)),
+        "time per core in a group (division)",
+    );
+    row(
+        "accelerator",
+        format!("{} T1", sig(d.shares.accelerator_time, 4)),
+        "time per accelerator (division)",
+    );
+    let mut out = t.render();
+    if d.joining_all_cores_slows_down {
+        out.push_str(&format!(
+            "warning: q = {} > r·rho = {}: joining all cores to the accelerators (the proportional split) is slower than the cores alone\n",
+            h.q,
+            sig(f64::from(h.r) * h.rho, 4)
+        ));
+    }
+    out
+}
