@@ -10,7 +10,7 @@ use harness::workloads::Layout;
 fn size_for(name: &str) -> usize {
     match name {
         "vadd" | "triad" => 10_000,
-        "adi" => 20,
+        "adi" | "lu-ssor" | "line-solve" => 20,
         _ => 40,
     }
 }

@@ -69,8 +69,9 @@ pub struct GapFit {
     pub sweep: Vec<SweepPoint>,
 }
 
-/// Executor counts of the sweep: powers of two up to a limit (lower when quick) that keeps
-/// the buffers within the device's allocation limit, with 1.5× steps in between from 1024
+/// Executor counts of the sweep: powers of two up to a limit (lower when quick; on a CPU
+/// high enough to leave the last-level cache) that keeps the buffers within the device's
+/// allocation limit, with 1.5× steps in between from 1024
 /// on, so the saturated range (often only the top few sizes, past the caches) has enough
 /// points for an interval.
 pub fn executor_counts(ctx: &BenchContext<'_>, pattern: Pattern) -> Vec<u32> {
@@ -78,10 +79,16 @@ pub fn executor_counts(ctx: &BenchContext<'_>, pattern: Pattern) -> Vec<u32> {
     let top: u32 = match (info.class, ctx.quick) {
         (DeviceClass::Gpu, false) => 1 << 27,
         (DeviceClass::Gpu, true) => 1 << 25,
-        (DeviceClass::Cpu, false) => 1 << 22,
-        (DeviceClass::Cpu, true) => 1 << 20,
+        (DeviceClass::Cpu, false) => 1 << 24,
+        (DeviceClass::Cpu, true) => 1 << 22,
     };
-    let budget = (info.max_alloc_bytes / 2).max(1 << 20);
+    // Buffers stay within half the largest allocation and 1 GiB (256 MiB on a CPU, where
+    // the host also holds a copy); the strided pattern needs 128 bytes per executor.
+    let cap: u64 = match info.class {
+        DeviceClass::Gpu => 1 << 30,
+        DeviceClass::Cpu => 256 << 20,
+    };
+    let budget = (info.max_alloc_bytes / 2).min(cap).max(1 << 20);
     let fits = |n: u32| (pattern.extent(n).0 as u64) * 4 <= budget;
     let mut counts = Vec::new();
     let mut n = 1u32;
@@ -236,6 +243,10 @@ pub fn fit_gap(
     })
 }
 
+/// The fit starts from the largest sizes with this many points (three more degrees of
+/// freedom than a line needs, so one noisy point cannot flip the slope's sign).
+pub const MIN_FIT_POINTS: usize = 5;
+
 /// Minimum R² for extending the fit range downward.
 pub const MIN_R_SQUARED: f64 = 0.99;
 /// Largest relative distance of a fitted point from the line.
@@ -251,7 +262,7 @@ fn fit_tail(
     let n = sweep.len();
     let x: Vec<f64> = sweep.iter().map(|p| p.executors as f64).collect();
     let y: Vec<f64> = sweep.iter().map(|p| p.time_ns * 1e-9).collect();
-    let mut first = n.saturating_sub(3);
+    let mut first = n.saturating_sub(MIN_FIT_POINTS);
     let mut best = fit_line(&x[first..], &y[first..])?;
     while first > 0 {
         let candidate = fit_line(&x[first - 1..], &y[first - 1..])?;

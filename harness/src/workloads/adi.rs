@@ -15,11 +15,11 @@ use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramS
 /// Agreement with the host, as a fraction of the array's largest value.
 pub const TOLERANCE: f64 = 1e-5;
 
-/// The ADI program and its host twins.
+/// The 3-D grid program (ADI, LU-SSOR, line solves) and its host twins.
 pub fn program() -> ProgramSource {
     ProgramSource::embedded(
-        "adi.kern",
-        include_str!("../../../kernels/workloads/adi.kern"),
+        "grid3d.kern",
+        include_str!("../../../kernels/workloads/grid3d.kern"),
         TWINS,
     )
 }
@@ -28,6 +28,8 @@ const TWINS: &[(&str, HostKernel)] = &[
     ("zero_u32", host_zero),
     ("adi_sweep", host_sweep),
     ("swap_jk", host_swap),
+    ("ssor_plane", super::lu_ssor::host_plane),
+    ("line_solve", super::line_solve::host_line_solve),
 ];
 
 fn host_zero(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
@@ -72,7 +74,7 @@ fn host_sweep(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-fn host_swap(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+pub(super) fn host_swap(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (src, dst, n) = (
         a.slice::<f32>(0)?,
         a.slice_mut::<f32>(1)?,

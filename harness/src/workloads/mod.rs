@@ -6,6 +6,8 @@
 //! `run`, `series` and the predictors treat them alike.
 
 pub mod adi;
+pub mod line_solve;
+pub mod lu_ssor;
 pub mod phases;
 pub mod registry;
 pub mod series;

@@ -1,18 +1,29 @@
 //! Workloads by their command-line names.
 
 use super::adi::Adi;
+use super::line_solve::LineSolve;
+use super::lu_ssor::LuSsor;
 use super::stencil::{Jacobi2d, Sor, SorRedBlack};
 use super::stream::{Stream, StreamKind};
 use super::{Layout, Workload, WorkloadError};
 
 /// The built-in workloads' names.
 pub fn names() -> &'static [&'static str] {
-    &["vadd", "triad", "jacobi2d", "sor", "sor-rb", "adi"]
+    &[
+        "vadd",
+        "triad",
+        "jacobi2d",
+        "sor",
+        "sor-rb",
+        "adi",
+        "lu-ssor",
+        "line-solve",
+    ]
 }
 
 /// Whether a workload has a plain and a reordered layout.
 pub fn has_layouts(name: &str) -> bool {
-    matches!(name, "sor" | "adi")
+    matches!(name, "sor" | "adi" | "line-solve")
 }
 
 /// The workload called `name`; `layout` applies where it has two (the default is the
@@ -21,7 +32,7 @@ pub fn has_layouts(name: &str) -> bool {
 pub fn lookup(name: &str, layout: Option<Layout>) -> Result<Box<dyn Workload>, WorkloadError> {
     if layout.is_some() && !has_layouts(name) && names().contains(&name) {
         return Err(WorkloadError::Invalid(format!(
-            "{name} has one layout; --layout applies to sor and adi"
+            "{name} has one layout; --layout applies to sor, adi and line-solve"
         )));
     }
     let layout = layout.unwrap_or(Layout::Reordered);
@@ -32,6 +43,8 @@ pub fn lookup(name: &str, layout: Option<Layout>) -> Result<Box<dyn Workload>, W
         "sor" => Box::new(Sor(layout)),
         "sor-rb" => Box::new(SorRedBlack),
         "adi" => Box::new(Adi(layout)),
+        "lu-ssor" => Box::new(LuSsor),
+        "line-solve" => Box::new(LineSolve(layout)),
         _ => {
             return Err(WorkloadError::Unknown {
                 name: name.to_string(),

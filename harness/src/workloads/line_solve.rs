@@ -1,0 +1,195 @@
+//! `line-solve`: BT/SP-style line solves (PAPERS.md §4): per iteration a tridiagonal solve
+//! (−1, 4, −1) by the Thomas algorithm along every line of the n³ grid, along i, then j, then
+//! k, one executor per line, in place.
+//!
+//! How it differs from NPB BT and SP: they solve block-tridiagonal (BT: 5×5 blocks) or
+//! scalar pentadiagonal (SP) systems whose coefficients change per point; here the
+//! coefficients are constant, so the pivots are computed once on the host and shared by all
+//! lines. The access pattern is theirs: in the `plain` layout the k lines are strided; the
+//! `reordered` layout swaps the j and k axes around the k solve, as for ADI.
+
+use super::session::{compare, Session};
+use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
+use crate::backend::{Arg, Buffer, Device, HostArgs, Launch};
+
+/// Agreement with the host, relative to the largest value.
+pub const TOLERANCE: f64 = 1e-5;
+
+/// The pivots' reciprocals: m_0 = 4, m_t = 4 − 1/m_{t−1}.
+pub fn inverse_pivots(n: usize) -> Vec<f32> {
+    let mut inv = Vec::with_capacity(n);
+    let mut m = 4.0f32;
+    for _ in 0..n {
+        let r = 1.0 / m;
+        inv.push(r);
+        m = 4.0 - r;
+    }
+    inv
+}
+
+/// Solve one line in place (the kernel's operation order).
+pub fn solve_line(a: &mut [f32], inv: &[f32], base: usize, line: usize) {
+    let n = inv.len();
+    let mut prev = 0.0f32;
+    for (t, r) in inv.iter().enumerate() {
+        let p = base + t * line;
+        prev = (a[p] + prev) * r;
+        a[p] = prev;
+    }
+    for t in (1..n).rev() {
+        let p = base + (t - 1) * line;
+        prev = a[p] + inv[t - 1] * prev;
+        a[p] = prev;
+    }
+}
+
+fn solve_all(a: &mut [f32], inv: &[f32], strides: [usize; 3]) {
+    let n = inv.len();
+    for e_slow in 0..n {
+        for e_fast in 0..n {
+            solve_line(
+                a,
+                inv,
+                e_slow * strides[2] + e_fast * strides[1],
+                strides[0],
+            );
+        }
+    }
+}
+
+pub(super) fn host_line_solve(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let a = args.slice_mut::<f32>(0)?;
+    let n = args.u32(2)? as usize;
+    let inv = &args.slice::<f32>(1)?[..n];
+    let strides = [
+        args.u32(3)? as usize,
+        args.u32(4)? as usize,
+        args.u32(5)? as usize,
+    ];
+    solve_all(a, inv, strides);
+    Ok(())
+}
+
+/// The three solves per iteration on the host: the reference.
+pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
+    let mut a = super::adi::initial(n);
+    let inv = inverse_pivots(n);
+    for _ in 0..iterations {
+        solve_all(&mut a, &inv, [n * n, 1, n]);
+        solve_all(&mut a, &inv, [n, 1, n * n]);
+        solve_all(&mut a, &inv, [1, n, n * n]);
+    }
+    a
+}
+
+/// Line solves along each axis, plain or reordered.
+#[derive(Debug, Clone, Copy)]
+pub struct LineSolve(pub Layout);
+
+impl Workload for LineSolve {
+    fn name(&self) -> &str {
+        "line-solve"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
+        copies * 4 * (size as u64).pow(3) + 4 * size as u64
+    }
+
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        if !(2..=1600).contains(&size) {
+            return Err(WorkloadError::Invalid(format!(
+                "line-solve: n must lie in 2..=1600, got {size}"
+            )));
+        }
+        check_fits(self, device, size)?;
+        let n = size;
+        let mut s = Session::new(device, &super::adi::program())?;
+        let a = s.upload_f32(&super::adi::initial(n))?;
+        let inv = s.upload_f32(&inverse_pivots(n))?;
+        let swapped = match self.0 {
+            Layout::Reordered => Some(s.scratch(n * n * n * 4)?),
+            Layout::Plain => None,
+        };
+        let (nn, n1) = ((n * n) as u32, n as u32);
+        for _ in 0..iterations {
+            solve(&mut s, "solve i", &a, &inv, n, [nn, 1, n1])?;
+            solve(&mut s, "solve j", &a, &inv, n, [n1, 1, nn])?;
+            match &swapped {
+                None => solve(&mut s, "solve k", &a, &inv, n, [1, n1, nn])?,
+                Some(b) => {
+                    let whole = Launch {
+                        dims: 3,
+                        global: [n, n, n],
+                        local: [n.next_power_of_two().min(s.linear(1).local[0].max(1)), 1, 1],
+                    };
+                    s.launch_as(
+                        "swap j,k",
+                        "swap_jk",
+                        &whole,
+                        &[Arg::Buf(&a), Arg::Buf(b), Arg::U32(n1)],
+                    )?;
+                    solve(&mut s, "solve k", b, &inv, n, [n1, 1, nn])?;
+                    s.launch_as(
+                        "swap j,k",
+                        "swap_jk",
+                        &whole,
+                        &[Arg::Buf(b), Arg::Buf(&a), Arg::U32(n1)],
+                    )?;
+                }
+            }
+        }
+        let got = s.download_f32(&a, n * n * n)?;
+        let verification = verify.then(|| compare(&got, &reference(n, iterations), TOLERANCE));
+        finish(self.name(), size, iterations, &s.phases, verification)
+    }
+}
+
+fn solve(
+    s: &mut Session<'_>,
+    phase: &str,
+    a: &Buffer,
+    inv: &Buffer,
+    n: usize,
+    strides: [u32; 3],
+) -> Result<(), WorkloadError> {
+    let launch = s.grid2(n, n);
+    s.launch_as(
+        phase,
+        "line_solve",
+        &launch,
+        &[
+            Arg::Buf(a),
+            Arg::Buf(inv),
+            Arg::U32(n as u32),
+            Arg::U32(strides[0]),
+            Arg::U32(strides[1]),
+            Arg::U32(strides[2]),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thomas_solves_the_system() {
+        // (−1, 4, −1) x = d: check the residual of one solved line.
+        let n = 9;
+        let d: Vec<f32> = (0..n).map(|t| (t as f32 * 0.37).sin()).collect();
+        let mut x = d.clone();
+        solve_line(&mut x, &inverse_pivots(n), 0, 1);
+        for t in 0..n {
+            let left = if t > 0 { x[t - 1] } else { 0.0 };
+            let right = if t + 1 < n { x[t + 1] } else { 0.0 };
+            assert!((4.0 * x[t] - left - right - d[t]).abs() < 1e-5, "row {t}");
+        }
+    }
+}

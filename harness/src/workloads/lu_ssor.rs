@@ -1,0 +1,126 @@
+//! `lu-ssor`: the SSOR sweeps of NPB LU over 3-D hyperplanes i + j + k = const
+//! (PAPERS.md §4), scalar.
+//!
+//! Each point relaxes towards the mean of its six neighbours,
+//! `a = ω/6·Σ neighbours + (1 − ω)·a`; the lower sweep visits the planes upwards (so the
+//! i−1, j−1, k−1 neighbours are new), the upper sweep downwards. Every point of a plane is
+//! independent: one launch per plane, 2·(3n − 8) launches per iteration. How it differs from
+//! NPB LU: NPB relaxes a 5-component state with 5×5 block matrices (blts/buts) and forms the
+//! right-hand side (rhs) and the Jacobians each iteration; here the unknown is a scalar and
+//! the matrix the 7-point Laplacian, so the sweeps' dependency structure and launch pattern
+//! are LU's, the arithmetic per point is ~1/25 of it.
+
+use super::session::{compare, Session};
+use super::{check_fits, finish, RunResult, Workload, WorkloadError};
+use crate::backend::{Arg, Device, HostArgs, Launch};
+
+/// The relaxation factor ω.
+pub const OMEGA: f32 = 1.2;
+/// Agreement with the host, relative to the largest value (device compilers may fuse).
+pub const TOLERANCE: f64 = 1e-4;
+
+fn relax(a: &mut [f32], n: usize, p: usize, w6: f32, keep: f32) {
+    let nn = n * n;
+    let sum = ((((a[p - nn] + a[p + nn]) + a[p - n]) + a[p + n]) + a[p - 1]) + a[p + 1];
+    a[p] = w6 * sum + keep * a[p];
+}
+
+pub(super) fn host_plane(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let a = args.slice_mut::<f32>(0)?;
+    let (n, h) = (args.u32(1)? as usize, args.u32(2)? as usize);
+    let (w6, keep) = (args.f32(3)?, args.f32(4)?);
+    for j in 1..n - 1 {
+        for k in 1..n - 1 {
+            if h < j + k + 1 || h - j - k >= n - 1 {
+                continue;
+            }
+            relax(a, n, ((h - j - k) * n + j) * n + k, w6, keep);
+        }
+    }
+    Ok(())
+}
+
+fn weights() -> (f32, f32) {
+    (OMEGA / 6.0, 1.0 - OMEGA)
+}
+
+/// Lower then upper sweep in lexicographic order on the host: the reference.
+pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
+    let mut a = super::adi::initial(n);
+    let (w6, keep) = weights();
+    let interior = || {
+        (1..n - 1).flat_map(move |i| {
+            (1..n - 1).flat_map(move |j| (1..n - 1).map(move |k| (i * n + j) * n + k))
+        })
+    };
+    for _ in 0..iterations {
+        for p in interior().collect::<Vec<_>>() {
+            relax(&mut a, n, p, w6, keep);
+        }
+        for p in interior().collect::<Vec<_>>().into_iter().rev() {
+            relax(&mut a, n, p, w6, keep);
+        }
+    }
+    a
+}
+
+/// LU-style SSOR on hyperplanes.
+#[derive(Debug, Clone, Copy)]
+pub struct LuSsor;
+
+impl Workload for LuSsor {
+    fn name(&self) -> &str {
+        "lu-ssor"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        4 * (size as u64).pow(3)
+    }
+
+    fn run(
+        &self,
+        device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        if !(3..=1600).contains(&size) {
+            return Err(WorkloadError::Invalid(format!(
+                "lu-ssor: n must lie in 3..=1600, got {size}"
+            )));
+        }
+        check_fits(self, device, size)?;
+        let n = size;
+        let mut s = Session::new(device, &super::adi::program())?;
+        let a = s.upload_f32(&super::adi::initial(n))?;
+        let launch = s.grid2(n - 2, n - 2);
+        let (w6, keep) = weights();
+        let planes: Vec<usize> = (3..=3 * (n - 2)).collect();
+        for _ in 0..iterations {
+            for (phase, order) in [("ssor lower", false), ("ssor upper", true)] {
+                let ordered: Box<dyn Iterator<Item = &usize>> = if order {
+                    Box::new(planes.iter().rev())
+                } else {
+                    Box::new(planes.iter())
+                };
+                for &h in ordered {
+                    s.launch_as(
+                        phase,
+                        "ssor_plane",
+                        &launch,
+                        &[
+                            Arg::Buf(&a),
+                            Arg::U32(n as u32),
+                            Arg::U32(h as u32),
+                            Arg::F32(w6),
+                            Arg::F32(keep),
+                        ],
+                    )?;
+                }
+            }
+        }
+        let got = s.download_f32(&a, n * n * n)?;
+        let verification = verify.then(|| compare(&got, &reference(n, iterations), TOLERANCE));
+        finish(self.name(), size, iterations, &s.phases, verification)
+    }
+}
