@@ -269,14 +269,18 @@ impl Device for CudaDevice {
                 .collect(),
             ..Default::default()
         };
-        let ptx =
-            cudarc::nvrtc::compile_ptx_with_opts(source.cuda_source(), options).map_err(|e| {
-                BackendError::Compile {
-                    program: source.name.to_string(),
-                    device: self.info.name.clone(),
-                    log: compile_log(&e),
-                }
-            })?;
+        let text = source.cuda_source().ok_or_else(|| BackendError::Compile {
+            program: source.name.to_string(),
+            device: self.info.name.clone(),
+            log: "the program is written in OpenCL C; run it on an OpenCL device".into(),
+        })?;
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(text, options).map_err(|e| {
+            BackendError::Compile {
+                program: source.name.to_string(),
+                device: self.info.name.clone(),
+                log: compile_log(&e),
+            }
+        })?;
         let module = self
             .context
             .load_module(ptx)

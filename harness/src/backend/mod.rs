@@ -21,7 +21,7 @@ use thiserror::Error;
 
 pub use discovery::{discover, select, DeviceList, DeviceSelector};
 pub use host::{HostArgs, HostKernel};
-pub use source::ProgramSource;
+pub use source::{Dialect, ProgramSource};
 
 /// A duration in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize, Default)]

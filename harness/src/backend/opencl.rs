@@ -24,6 +24,11 @@ use super::{
 
 const API: &str = "OpenCL";
 
+/// Serialises platform discovery and program builds: the ICD loader's first-call
+/// initialisation and some drivers' compilers (PoCL's) are not safe to enter from several
+/// threads at once, and both are rare, slow calls where a lock costs nothing.
+static DRIVER_LOCK: Mutex<()> = Mutex::new(());
+
 /// An OpenCL buffer.
 pub struct ClMemory {
     buffer: Mutex<ClBuffer<u8>>,
@@ -104,6 +109,7 @@ pub fn devices() -> Result<Vec<OpenClDevice>, BackendError> {
                 .into(),
         });
     }
+    let _guard = DRIVER_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let platforms =
         opencl3::platform::get_platforms().map_err(|e| api_err("clGetPlatformIDs", e))?;
     let mut out = Vec::new();
@@ -273,7 +279,14 @@ impl Device for OpenClDevice {
     }
 
     fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError> {
-        let text = source.opencl_source();
+        let text = source
+            .opencl_source()
+            .ok_or_else(|| BackendError::Compile {
+                program: source.name.to_string(),
+                device: self.info.name.clone(),
+                log: "the program is written in CUDA C; run it on a CUDA device".into(),
+            })?;
+        let _guard = DRIVER_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let program =
             ClProgramObject::create_and_build_from_source(&self.context, &text, "-cl-std=CL1.2")
                 .map_err(|log| BackendError::Compile {

@@ -14,15 +14,28 @@ pub const CUDA_PRELUDE: &str = include_str!("../../../kernels/prelude/cuda.h");
 /// The OpenCL prelude (`kernels/prelude/opencl.h`).
 pub const OPENCL_PRELUDE: &str = include_str!("../../../kernels/prelude/opencl.h");
 
-/// A program: one kernel source in the common dialect and the host twins of its kernels.
+/// The language a kernel source is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// The common dialect of `kernels/prelude/` (runs on CUDA and OpenCL).
+    Common,
+    /// Plain OpenCL C (OpenCL devices only).
+    OpenCl,
+    /// Plain CUDA C (CUDA devices only).
+    Cuda,
+}
+
+/// A program: one kernel source and the host twins of its kernels.
 #[derive(Clone)]
 pub struct ProgramSource {
     /// A short name, normally the file name under `kernels/`.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// The source text in the common dialect (without prelude).
     pub text: Cow<'static, str>,
     /// Native Rust twins for the host backend, by kernel name.
     pub host: &'static [(&'static str, HostKernel)],
+    /// The language of `text`.
+    pub dialect: Dialect,
 }
 
 impl ProgramSource {
@@ -35,16 +48,37 @@ impl ProgramSource {
         let text = std::env::var_os("HARNESS_KERNEL_DIR")
             .and_then(|dir| std::fs::read_to_string(std::path::Path::new(&dir).join(name)).ok())
             .map_or(Cow::Borrowed(text), Cow::Owned);
-        ProgramSource { name, text, host }
+        ProgramSource {
+            name: Cow::Borrowed(name),
+            text,
+            host,
+            dialect: Dialect::Common,
+        }
     }
 
-    /// The full CUDA source: prelude, then the kernels.
-    pub fn cuda_source(&self) -> String {
-        format!("{CUDA_PRELUDE}\n#line 1 \"{}\"\n{}", self.name, self.text)
+    /// The full CUDA source: prelude (for the common dialect), then the kernels; `None` for
+    /// a program written in OpenCL C.
+    pub fn cuda_source(&self) -> Option<String> {
+        match self.dialect {
+            Dialect::Common => Some(format!(
+                "{CUDA_PRELUDE}\n#line 1 \"{}\"\n{}",
+                self.name, self.text
+            )),
+            Dialect::Cuda => Some(self.text.to_string()),
+            Dialect::OpenCl => None,
+        }
     }
 
-    /// The full OpenCL C source: prelude, then the kernels.
-    pub fn opencl_source(&self) -> String {
-        format!("{OPENCL_PRELUDE}\n#line 1 \"{}\"\n{}", self.name, self.text)
+    /// The full OpenCL C source: prelude (for the common dialect), then the kernels; `None`
+    /// for a program written in CUDA C.
+    pub fn opencl_source(&self) -> Option<String> {
+        match self.dialect {
+            Dialect::Common => Some(format!(
+                "{OPENCL_PRELUDE}\n#line 1 \"{}\"\n{}",
+                self.name, self.text
+            )),
+            Dialect::OpenCl => Some(self.text.to_string()),
+            Dialect::Cuda => None,
+        }
     }
 }

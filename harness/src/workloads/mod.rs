@@ -12,6 +12,7 @@ pub mod phases;
 pub mod registry;
 pub mod series;
 pub mod session;
+pub mod spec;
 pub mod stencil;
 pub mod stream;
 

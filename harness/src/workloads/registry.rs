@@ -26,10 +26,18 @@ pub fn has_layouts(name: &str) -> bool {
     matches!(name, "sor" | "adi" | "line-solve")
 }
 
-/// The workload called `name`; `layout` applies where it has two (the default is the
+/// The workload called `name` (or the spec file `name` when it ends in `.toml`); `layout` applies where it has two (the default is the
 /// reordered one, the faster on GPUs). A layout given for a workload without layouts is an
 /// error, so nobody believes they measured something they did not.
 pub fn lookup(name: &str, layout: Option<Layout>) -> Result<Box<dyn Workload>, WorkloadError> {
+    if name.ends_with(".toml") {
+        if layout.is_some() {
+            return Err(WorkloadError::Invalid(format!(
+                "{name}: --layout applies to built-in workloads only"
+            )));
+        }
+        return Ok(Box::new(super::spec::load(std::path::Path::new(name))?));
+    }
     if layout.is_some() && !has_layouts(name) && names().contains(&name) {
         return Err(WorkloadError::Invalid(format!(
             "{name} has one layout; --layout applies to sor, adi and line-solve"

@@ -1,0 +1,97 @@
+//! Bring-your-own workloads: the shipped examples parse and run verified on the OpenCL CPU
+//! device; broken specs name the field and line.
+
+use std::path::{Path, PathBuf};
+
+use harness::backend::{discover, select, BackendKind, DeviceSelector};
+use harness::workloads::spec::load;
+use harness::workloads::{Workload, WorkloadError};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/examples")
+}
+
+#[test]
+fn shipped_examples_parse() {
+    let saxpy = load(&examples().join("saxpy.toml")).unwrap();
+    assert_eq!(saxpy.name, "saxpy");
+    assert_eq!(saxpy.buffers.len(), 2);
+    assert!(saxpy.check.is_some());
+    let wave = load(&examples().join("wavefront.toml")).unwrap();
+    assert!(wave.launches[0].host_loop.is_some());
+    assert_eq!(wave.bytes_needed(12), 4 * 144);
+}
+
+#[test]
+fn shipped_examples_run_verified_on_opencl() {
+    let list = discover();
+    let Ok(index) = select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) else {
+        eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    for (file, size, iters) in [("saxpy.toml", 10_000, 3), ("wavefront.toml", 12, 1)] {
+        let w = load(&examples().join(file)).unwrap();
+        let r = w.run(device, size, iters, true).unwrap();
+        assert!(r.verification.unwrap().passed, "{file}");
+    }
+}
+
+fn broken(replace: &str, with: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(examples().join("saxpy.cl"), dir.path().join("saxpy.cl")).unwrap();
+    let text = std::fs::read_to_string(examples().join("saxpy.toml")).unwrap();
+    assert!(text.contains(replace), "{replace}");
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, text.replacen(replace, with, 1)).unwrap();
+    match load(&path) {
+        Err(WorkloadError::Invalid(message)) => message,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn broken_specs_name_the_field_and_line() {
+    let m = broken("kernel = \"saxpy\"\n", "");
+    assert!(m.contains("line") && m.contains("kernel"), "{m}");
+    let m = broken("type = \"f32\"", "type = \"f64\"");
+    assert!(
+        m.contains("line 8") && m.contains("buffers[0].type") && m.contains("f64"),
+        "{m}"
+    );
+    let m = broken("\"buf:y\"", "\"buf:z\"");
+    assert!(
+        m.contains("launches[0].args[1]") && m.contains("unknown buffer 'z'"),
+        "{m}"
+    );
+    let m = broken("length = \"N\"", "length = \"N +* 2\"");
+    assert!(
+        m.contains("buffers[0].length") && m.contains("column"),
+        "{m}"
+    );
+    let m = broken("source = \"saxpy.cl\"", "source = \"missing.cl\"");
+    assert!(m.contains("source") && m.contains("missing.cl"), "{m}");
+    let m = broken("tolerance = 1e-5", "tolerance = \"small\"");
+    assert!(m.contains("line"), "{m}");
+}
+
+#[test]
+fn a_wrong_check_is_a_mismatch() {
+    let list = discover();
+    let Ok(index) = select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) else {
+        eprintln!("skipped: no OpenCL device");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(examples().join("saxpy.cl"), dir.path().join("saxpy.cl")).unwrap();
+    let text = std::fs::read_to_string(examples().join("saxpy.toml"))
+        .unwrap()
+        .replace("y[i] + iters * 2.5 * x[i]", "y[i] + iters * 2.4 * x[i]");
+    let path = dir.path().join("wrong.toml");
+    std::fs::write(&path, text).unwrap();
+    let w = load(&path).unwrap();
+    let err = w
+        .run(list.devices[index].as_ref(), 1000, 1, true)
+        .unwrap_err();
+    assert!(matches!(err, WorkloadError::Mismatch { .. }), "{err}");
+}
