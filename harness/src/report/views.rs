@@ -149,13 +149,14 @@ pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str)
 
 /// The phase table of one workload run, like a profiler's summary.
 pub fn run_table(r: &crate::workloads::RunResult) -> String {
-    let mut t = Table::new(["phase", "time ms", "count", "fraction"]);
+    let mut t = Table::new(["phase", "time ms", "count", "fraction", "GB/s"]);
     for p in &r.phases {
         t.row([
             p.name.clone(),
             sig(p.seconds * 1e3, 4),
             p.count.to_string(),
             format!("{:.1} %", p.fraction * 100.0),
+            opt(p.gbps().map(|g| sig(g, 3))),
         ]);
     }
     t.row([
@@ -163,6 +164,7 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
         sig(r.total_seconds * 1e3, 4),
         String::new(),
         "100.0 %".to_string(),
+        String::new(),
     ]);
     let check = match &r.verification {
         Some(v) => format!(

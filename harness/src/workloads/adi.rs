@@ -153,24 +153,9 @@ impl Workload for Adi {
             match &swapped {
                 None => sweep_launch(&mut s, "sweep k", &a, n, [1, n1, nn], true, &eps)?,
                 Some(b) => {
-                    let whole = Launch {
-                        dims: 3,
-                        global: [n, n, n],
-                        local: [s.grid2(1, 1).local[0].min(n.next_power_of_two()), 1, 1],
-                    };
-                    s.launch_as(
-                        "swap j,k",
-                        "swap_jk",
-                        &whole,
-                        &[Arg::Buf(&a), Arg::Buf(b), Arg::U32(n1)],
-                    )?;
+                    swap_jk(&mut s, &a, b, n)?;
                     sweep_launch(&mut s, "sweep k", b, n, [n1, 1, nn], true, &eps)?;
-                    s.launch_as(
-                        "swap j,k",
-                        "swap_jk",
-                        &whole,
-                        &[Arg::Buf(b), Arg::Buf(&a), Arg::U32(n1)],
-                    )?;
+                    swap_jk(&mut s, b, &a, n)?;
                 }
             }
             history.push(s.download_f32(&eps, 1)?[0]);
@@ -197,7 +182,8 @@ fn sweep_launch(
     eps: &Buffer,
 ) -> Result<(), WorkloadError> {
     let launch = s.grid2(n - 2, n - 2);
-    s.launch_as(
+    let bytes = 8 * ((n - 2) * (n - 2) * n) as u64;
+    s.launch_moving(
         phase,
         "adi_sweep",
         &launch,
@@ -210,5 +196,23 @@ fn sweep_launch(
             Arg::U32(u32::from(with_eps)),
             Arg::Buf(eps),
         ],
+        Some(bytes),
+    )
+}
+
+/// Transpose the j and k axes of `from` into `to` (the reordering phase).
+pub(super) fn swap_jk(
+    s: &mut Session<'_>,
+    from: &Buffer,
+    to: &Buffer,
+    n: usize,
+) -> Result<(), WorkloadError> {
+    let cube = s.cube(n);
+    s.launch_moving(
+        "swap j,k",
+        "swap_jk",
+        &cube,
+        &[Arg::Buf(from), Arg::Buf(to), Arg::U32(n as u32)],
+        Some(8 * (n * n * n) as u64),
     )
 }

@@ -124,24 +124,9 @@ impl Workload for LineSolve {
             match &swapped {
                 None => solve(&mut s, "solve k", &a, &inv, n, [1, n1, nn])?,
                 Some(b) => {
-                    let whole = Launch {
-                        dims: 3,
-                        global: [n, n, n],
-                        local: [n.next_power_of_two().min(s.linear(1).local[0].max(1)), 1, 1],
-                    };
-                    s.launch_as(
-                        "swap j,k",
-                        "swap_jk",
-                        &whole,
-                        &[Arg::Buf(&a), Arg::Buf(b), Arg::U32(n1)],
-                    )?;
+                    super::adi::swap_jk(&mut s, &a, b, n)?;
                     solve(&mut s, "solve k", b, &inv, n, [n1, 1, nn])?;
-                    s.launch_as(
-                        "swap j,k",
-                        "swap_jk",
-                        &whole,
-                        &[Arg::Buf(b), Arg::Buf(&a), Arg::U32(n1)],
-                    )?;
+                    super::adi::swap_jk(&mut s, b, &a, n)?;
                 }
             }
         }
@@ -160,7 +145,7 @@ fn solve(
     strides: [u32; 3],
 ) -> Result<(), WorkloadError> {
     let launch = s.grid2(n, n);
-    s.launch_as(
+    s.launch_moving(
         phase,
         "line_solve",
         &launch,
@@ -172,6 +157,7 @@ fn solve(
             Arg::U32(strides[1]),
             Arg::U32(strides[2]),
         ],
+        Some(8 * (n * n * n) as u64),
     )
 }
 

@@ -16,12 +16,25 @@ pub struct PhaseTiming {
     pub count: u64,
     /// Fraction of the run's total time.
     pub fraction: f64,
+    /// Bytes the phase must move at least (each array element read and written once per
+    /// launch), where the workload knows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+impl PhaseTiming {
+    /// Achieved bandwidth of the phase, GB/s, where its bytes are known.
+    pub fn gbps(&self) -> Option<f64> {
+        self.bytes
+            .filter(|_| self.seconds > 0.0)
+            .map(|b| b as f64 / self.seconds * 1e-9)
+    }
 }
 
 /// Accumulates phase times in first-seen order.
 #[derive(Debug, Default, Clone)]
 pub struct PhaseRecorder {
-    phases: Vec<(String, f64, u64)>,
+    phases: Vec<(String, f64, u64, Option<u64>)>,
 }
 
 impl PhaseRecorder {
@@ -32,12 +45,18 @@ impl PhaseRecorder {
 
     /// Add one occurrence of `phase` taking `time`.
     pub fn add(&mut self, phase: &str, time: Seconds) {
-        match self.phases.iter_mut().find(|(name, _, _)| name == phase) {
+        self.add_moving(phase, time, None);
+    }
+
+    /// Add one occurrence of `phase` taking `time` and moving `bytes` (if known).
+    pub fn add_moving(&mut self, phase: &str, time: Seconds, bytes: Option<u64>) {
+        match self.phases.iter_mut().find(|(name, ..)| name == phase) {
             Some(entry) => {
                 entry.1 += time.0;
                 entry.2 += 1;
+                entry.3 = entry.3.zip(bytes).map(|(a, b)| a + b);
             }
-            None => self.phases.push((phase.to_string(), time.0, 1)),
+            None => self.phases.push((phase.to_string(), time.0, 1, bytes)),
         }
     }
 
@@ -55,11 +74,12 @@ impl PhaseRecorder {
         let phases = self
             .phases
             .iter()
-            .map(|(name, seconds, count)| PhaseTiming {
+            .map(|(name, seconds, count, bytes)| PhaseTiming {
                 name: name.clone(),
                 seconds: *seconds,
                 count: *count,
                 fraction: if total > 0.0 { seconds / total } else { 0.0 },
+                bytes: *bytes,
             })
             .collect();
         (phases, total)

@@ -42,8 +42,20 @@ impl<'d> Session<'d> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<(), WorkloadError> {
+        self.launch_moving(phase, kernel, launch, args, None)
+    }
+
+    /// Launch `kernel` as `phase`, which must move at least `bytes` (for its GB/s).
+    pub fn launch_moving(
+        &mut self,
+        phase: &str,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+        bytes: Option<u64>,
+    ) -> Result<(), WorkloadError> {
         let t = self.device.launch(&self.program, kernel, launch, args)?;
-        self.phases.add(phase, t);
+        self.phases.add_moving(phase, t, bytes);
         Ok(())
     }
 
@@ -61,7 +73,8 @@ impl<'d> Session<'d> {
     fn upload_bytes(&mut self, bytes: &[u8]) -> Result<Buffer, WorkloadError> {
         let buf = self.device.alloc(bytes.len())?;
         let t = self.device.upload(&buf, bytes)?;
-        self.phases.add("upload", t);
+        self.phases
+            .add_moving("upload", t, Some(bytes.len() as u64));
         Ok(buf)
     }
 
@@ -77,7 +90,8 @@ impl<'d> Session<'d> {
     pub fn download_f32(&mut self, buf: &Buffer, count: usize) -> Result<Vec<f32>, WorkloadError> {
         let mut bytes = vec![0u8; count * 4];
         let t = self.device.download(buf, &mut bytes)?;
-        self.phases.add("download", t);
+        self.phases
+            .add_moving("download", t, Some(bytes.len() as u64));
         Ok(bytes
             .chunks_exact(4)
             .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
@@ -94,6 +108,20 @@ impl<'d> Session<'d> {
     /// A 1-D launch over `n` executors in the device's preferred groups.
     pub fn linear(&self, n: usize) -> Launch {
         Launch::linear(n, self.device.preferred_group_size())
+    }
+
+    /// A 3-D launch over an n×n×n cube (groups along the fastest axis).
+    pub fn cube(&self, n: usize) -> Launch {
+        let g = self
+            .device
+            .preferred_group_size()
+            .min(n.next_power_of_two())
+            .max(1);
+        Launch {
+            dims: 3,
+            global: [n, n, n],
+            local: [g, 1, 1],
+        }
     }
 
     /// A 2-D launch over `x × y` executors (x fastest).

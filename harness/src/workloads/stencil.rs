@@ -280,10 +280,12 @@ impl Workload for Jacobi2d {
         let mut b = s.upload_f32(&init)?;
         let launch = s.grid2(n - 2, n - 2);
         for _ in 0..iterations {
-            s.launch(
+            s.launch_moving(
+                "jacobi",
                 "jacobi",
                 &launch,
                 &[Arg::Buf(&a), Arg::Buf(&b), Arg::U32(n as u32)],
+                Some(8 * ((n - 2) * (n - 2)) as u64),
             )?;
             std::mem::swap(&mut a, &mut b);
         }
@@ -330,18 +332,22 @@ impl Workload for Sor {
             Layout::Reordered => {
                 let skewed = s.scratch(n * n * 4)?;
                 let whole = s.grid2(n, n);
-                s.launch(
+                s.launch_moving(
+                    "to_skewed",
                     "to_skewed",
                     &whole,
                     &[Arg::Buf(&a), Arg::Buf(&skewed), Arg::U32(n as u32)],
+                    Some(8 * (n * n) as u64),
                 )?;
                 for _ in 0..iterations {
                     history.push(sor_skewed_iteration(&mut s, &skewed, &eps, n)?);
                 }
-                s.launch(
+                s.launch_moving(
+                    "from_skewed",
                     "from_skewed",
                     &whole,
                     &[Arg::Buf(&skewed), Arg::Buf(&a), Arg::U32(n as u32)],
+                    Some(8 * (n * n) as u64),
                 )?;
             }
         }
@@ -379,7 +385,8 @@ fn sor_plain_iteration(
     s.launch("zero_u32", &Launch::single(), &[Arg::Buf(eps)])?;
     for (d, lo, count) in interior_diagonals(n) {
         let launch = s.linear(count);
-        s.launch(
+        s.launch_moving(
+            "sor_diag",
             "sor_diag",
             &launch,
             &[
@@ -391,6 +398,7 @@ fn sor_plain_iteration(
                 Arg::F32(OMEGA),
                 Arg::Buf(eps),
             ],
+            Some(8 * count as u64),
         )?;
     }
     read_eps(s, eps)
@@ -406,7 +414,8 @@ fn sor_skewed_iteration(
     let base = |e: usize| (skew_offset(e, n) - diagonal_start(e, n)) as u32;
     for (d, lo, count) in interior_diagonals(n) {
         let launch = s.linear(count);
-        s.launch(
+        s.launch_moving(
+            "sor_diag_skewed",
             "sor_diag_skewed",
             &launch,
             &[
@@ -419,6 +428,7 @@ fn sor_skewed_iteration(
                 Arg::F32(OMEGA),
                 Arg::Buf(eps),
             ],
+            Some(8 * count as u64),
         )?;
     }
     read_eps(s, eps)
@@ -454,7 +464,7 @@ impl Workload for SorRedBlack {
         for _ in 0..iterations {
             s.launch("zero_u32", &Launch::single(), &[Arg::Buf(&eps)])?;
             for (phase, parity) in [("sor_rb red", 0u32), ("sor_rb black", 1u32)] {
-                s.launch_as(
+                s.launch_moving(
                     phase,
                     "sor_rb",
                     &launch,
@@ -465,6 +475,7 @@ impl Workload for SorRedBlack {
                         Arg::F32(OMEGA),
                         Arg::Buf(&eps),
                     ],
+                    Some(4 * ((n - 2) * (n - 2)) as u64),
                 )?;
             }
             history.push(read_eps(&mut s, &eps)?);

@@ -100,14 +100,19 @@ impl Workload for Stream {
         let c = s.scratch(size * 4)?;
         let launch = s.linear(size);
         let n = size as u32;
+        // Two arrays read and one written per element.
+        let bytes = 12 * size as u64;
         for _ in 0..iterations {
             match self.0 {
-                StreamKind::Vadd => s.launch(
+                StreamKind::Vadd => s.launch_moving(
+                    "vadd",
                     "vadd",
                     &launch,
                     &[Arg::Buf(&a), Arg::Buf(&b), Arg::Buf(&c), Arg::U32(n)],
+                    Some(bytes),
                 )?,
-                StreamKind::Triad => s.launch(
+                StreamKind::Triad => s.launch_moving(
+                    "triad",
                     "triad",
                     &launch,
                     &[
@@ -117,6 +122,7 @@ impl Workload for Stream {
                         Arg::F32(SCALAR),
                         Arg::U32(n),
                     ],
+                    Some(bytes),
                 )?,
             }
         }
