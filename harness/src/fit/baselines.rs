@@ -60,7 +60,9 @@ pub fn least_squares(rows: &[Vec<f64>], y: &[f64], what: &str) -> Result<Vec<f64
         });
     }
     // Column-major copy, each column scaled to unit norm.
-    let mut cols: Vec<Vec<f64>> = (0..p).map(|j| rows.iter().map(|r| r[j]).collect()).collect();
+    let mut cols: Vec<Vec<f64>> = (0..p)
+        .map(|j| rows.iter().map(|r| r[j]).collect())
+        .collect();
     let mut norms = Vec::with_capacity(p);
     for col in &mut cols {
         let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
@@ -426,7 +428,12 @@ pub fn fit_power_offset(
         .zip(times)
         .map(|(n, t)| t - (a * n.powf(c_fit) + state.b))
         .collect();
-    let weighted_mean = problem.t.iter().zip(&problem.w).map(|(t, w)| t * w).sum::<f64>()
+    let weighted_mean = problem
+        .t
+        .iter()
+        .zip(&problem.w)
+        .map(|(t, w)| t * w)
+        .sum::<f64>()
         / problem.w.iter().sum::<f64>();
     let syy: f64 = problem
         .t
@@ -439,7 +446,11 @@ pub fn fit_power_offset(
         b_seconds: state.b,
         c: c_fit,
         rss: state.rss,
-        r_squared: if syy > 0.0 { 1.0 - state.rss / syy } else { 1.0 },
+        r_squared: if syy > 0.0 {
+            1.0 - state.rss / syy
+        } else {
+            1.0
+        },
         residuals,
         points: sizes.len(),
         fit_range,
@@ -594,7 +605,11 @@ mod tests {
         let sizes = [1e3, 2e3, 3e3, 5e3, 8e3, 13e3];
         let target = 1e5;
         for degree in 1..=4 {
-            let poly = |n: f64| (0..=degree).map(|j| beta[j] * n.powi(j as i32)).sum::<f64>();
+            let poly = |n: f64| {
+                (0..=degree)
+                    .map(|j| beta[j] * n.powi(j as i32))
+                    .sum::<f64>()
+            };
             let times: Vec<f64> = sizes.iter().map(|&n| poly(n)).collect();
             let fit = fit_polynomial(&sizes, &times, degree, target).unwrap();
             assert!(
@@ -617,7 +632,11 @@ mod tests {
         let times = [1.0, 4.0, 9.0];
         assert!(matches!(
             fit_polynomial(&sizes, &times, 3, 10.0),
-            Err(FitError::TooFewPoints { needed: 4, got: 3, .. })
+            Err(FitError::TooFewPoints {
+                needed: 4,
+                got: 3,
+                ..
+            })
         ));
         assert!(matches!(
             fit_polynomial(&sizes, &times, 5, 10.0),

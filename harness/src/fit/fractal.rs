@@ -405,7 +405,7 @@ impl FractalFit {
     /// returns `(e^ŷ, e^{ŷ−h}, e^{ŷ+h})`, each plus the offset at n for the offset-subtracted
     /// variant. At n = n_L this is the fit's own prediction. A non-positive n gives NaNs.
     pub fn predict_at(&self, n: f64) -> (f64, f64, f64) {
-        if !(n > 0.0) {
+        if n.is_nan() || n <= 0.0 {
             return (f64::NAN, f64::NAN, f64::NAN);
         }
         let x = (n / self.target).ln();
@@ -437,7 +437,11 @@ fn offset_line(sizes: &[f64], offsets: &[f64]) -> [f64; 2] {
     let nm = sizes.iter().sum::<f64>() / k;
     let om = offsets.iter().sum::<f64>() / k;
     let snn: f64 = sizes.iter().map(|n| (n - nm).powi(2)).sum();
-    let sno: f64 = sizes.iter().zip(offsets).map(|(n, o)| (n - nm) * (o - om)).sum();
+    let sno: f64 = sizes
+        .iter()
+        .zip(offsets)
+        .map(|(n, o)| (n - nm) * (o - om))
+        .sum();
     let b1 = sno / snn;
     [om - b1 * nm, b1]
 }
@@ -500,7 +504,11 @@ pub fn curvature(fit: &FractalFit) -> Option<Curvature> {
         return None;
     }
     // Centring x keeps x and x² from being nearly collinear; β₂ does not change.
-    let xc: Vec<f64> = fit.log_sizes.iter().map(|x| x - fit.log_size_mean).collect();
+    let xc: Vec<f64> = fit
+        .log_sizes
+        .iter()
+        .map(|x| x - fit.log_size_mean)
+        .collect();
     let x2: Vec<f64> = xc.iter().map(|x| x * x).collect();
     let data = RegressionDataBuilder::new()
         .build_from(vec![
@@ -723,11 +731,19 @@ mod tests {
         let t3 = [1.0, 2.0, 4.0];
         assert!(matches!(
             fit_power_law(&[1.0, 2.0], &[1.0, 2.0], 8.0),
-            Err(FitError::TooFewPoints { needed: 3, got: 2, .. })
+            Err(FitError::TooFewPoints {
+                needed: 3,
+                got: 2,
+                ..
+            })
         ));
         assert!(matches!(
             fit_power_law(&[1.0, 2.0, 3.0], &[1.0, 2.0], 8.0),
-            Err(FitError::LengthMismatch { expected: 3, got: 2, .. })
+            Err(FitError::LengthMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            })
         ));
         assert!(matches!(
             fit_power_law(&[1.0, 2.0, 3.0], &[1.0, 0.0, 4.0], 8.0),
@@ -751,7 +767,11 @@ mod tests {
         ));
         assert!(matches!(
             fit_power_law(&[2.0, 1.0, 2.0], &t3, 8.0),
-            Err(FitError::DuplicateSize { first: 0, second: 2, .. })
+            Err(FitError::DuplicateSize {
+                first: 0,
+                second: 2,
+                ..
+            })
         ));
         assert!(matches!(
             fit_power_law(&[1.0, 2.0, 3.0], &t3, 0.0),
@@ -857,7 +877,9 @@ mod tests {
     fn warnings_quiet_on_clean_power_law_and_slightly_noisy_one() {
         let sizes = [1e3, 2e3, 4e3, 8e3, 16e3];
         let clean: Vec<f64> = sizes.iter().map(|n| 1e-9 * f64::powf(*n, 2.0)).collect();
-        assert!(window_warnings(&fit_power_law(&sizes, &clean, 1e5).unwrap(), Some(2.0)).is_empty());
+        assert!(
+            window_warnings(&fit_power_law(&sizes, &clean, 1e5).unwrap(), Some(2.0)).is_empty()
+        );
         // ±0.5 % alternating jitter: no significant curvature of practical size.
         let jitter: Vec<f64> = clean
             .iter()

@@ -1,4 +1,8 @@
 //! Statistics and regressions: pure numerics that know nothing about devices.
 
+pub mod baselines;
+pub mod fit_error;
+pub mod fractal;
 pub mod linear;
+pub mod phases;
 pub mod stats;
