@@ -141,6 +141,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Predict a large size from a small-scale series (Escobar & Boppana's fractal fit):
+    /// per phase and in total the fractal dimension, the prediction with its 95 % prediction
+    /// interval, and the polynomial and a·N^c + b baselines on the same points.
+    Predict {
+        /// A series file written by `harness series`.
+        #[arg(long)]
+        series: PathBuf,
+        /// The size to predict.
+        #[arg(long)]
+        target: f64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -180,6 +194,11 @@ pub fn run() -> Result<()> {
             plot,
             json,
         } => balance_command(phi, rho, times, q, r, plot, json),
+        Command::Predict {
+            series,
+            target,
+            json,
+        } => predict_command(&series, target, json),
         Command::Run {
             workload,
             size,
@@ -422,6 +441,17 @@ fn balance_command(
         for p in paths {
             eprintln!("wrote {}", p.display());
         }
+    }
+    Ok(())
+}
+
+fn predict_command(path: &std::path::Path, target: f64, json: bool) -> Result<()> {
+    let series = harness::workloads::series::Series::load(path)?;
+    let forecast = harness::fit::forecast::forecast(&series, target)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&forecast)?);
+    } else {
+        print!("{}", views::forecast_table(&forecast));
     }
     Ok(())
 }

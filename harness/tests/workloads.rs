@@ -152,3 +152,60 @@ fn bad_input_is_one_line_and_exit_2() {
         "one layout",
     );
 }
+
+#[test]
+fn predict_reads_a_series_and_forecasts_every_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "series",
+            "vadd",
+            "--sizes",
+            "20000,40000,80000,160000",
+            "--iters",
+            "2",
+            "--repeat",
+            "3",
+            "--device",
+            "host",
+        ])
+        .assert()
+        .success();
+    let series = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".series.vadd.json"))
+        .unwrap();
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .args([
+            "predict",
+            "--series",
+            series.to_str().unwrap(),
+            "--target",
+            "1280000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let phases = f["phases"].as_array().unwrap();
+    assert!(phases.iter().any(|p| p["name"] == "vadd"));
+    let total = phases.iter().find(|p| p["name"] == "total").unwrap();
+    let pi = total["fractal"]["prediction_interval_seconds"]
+        .as_array()
+        .unwrap();
+    let point = total["fractal"]["prediction_seconds"].as_f64().unwrap();
+    assert!(pi[0].as_f64().unwrap() <= point && point <= pi[1].as_f64().unwrap());
+    fails_with(
+        &["predict", "--series", "missing.json", "--target", "10"],
+        "missing.json",
+    );
+}

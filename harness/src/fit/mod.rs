@@ -2,6 +2,7 @@
 
 pub mod baselines;
 pub mod fit_error;
+pub mod forecast;
 pub mod fractal;
 pub mod linear;
 pub mod phases;

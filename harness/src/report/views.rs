@@ -262,3 +262,63 @@ pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> Strin
     }
     out
 }
+
+/// The `harness predict` table: per phase the fractal dimension, the prediction and its
+/// interval, and the baselines' predictions.
+pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
+    let mut t = Table::new([
+        "phase",
+        "m (dim.)",
+        "R²",
+        "predicted s",
+        "95% PI",
+        "a·N^c+b s",
+        "poly 1..4 s",
+    ]);
+    let mut warnings = Vec::new();
+    for p in &f.phases {
+        let polys: Vec<String> = p
+            .polynomial_seconds
+            .iter()
+            .map(|(_, v)| sig(*v, 3))
+            .collect();
+        t.row([
+            p.name.clone(),
+            sig(p.fractal.fractal_dimension, 3),
+            format!("{:.4}", p.fractal.r_squared),
+            sig(p.fractal.prediction_seconds, 4),
+            format!(
+                "[{}, {}]",
+                sig(p.fractal.prediction_interval_seconds[0], 3),
+                sig(p.fractal.prediction_interval_seconds[1], 3)
+            ),
+            opt(p.power_offset_seconds.map(|v| sig(v, 4))),
+            if polys.is_empty() {
+                "-".into()
+            } else {
+                polys.join(" / ")
+            },
+        ]);
+        for w in p.warnings.iter().chain(&p.fractal.notes) {
+            warnings.push(format!("{}: {w}", p.name));
+        }
+    }
+    let mut out = format!(
+        "{} at N = {} (fractal fit, paper variant)\n\n{}",
+        f.workload,
+        f.target,
+        t.render()
+    );
+    match (&f.application, &f.application_error) {
+        (Some(a), _) => out.push_str(&format!(
+            "\nwhole application (selected phases' fractions normalised, PAPERS.md §2 step 3): {} s\n",
+            sig(a.prediction_seconds, 4)
+        )),
+        (None, Some(e)) => out.push_str(&format!("\nwhole application: not predicted ({e})\n")),
+        _ => {}
+    }
+    for w in warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out
+}
