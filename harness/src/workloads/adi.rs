@@ -8,8 +8,8 @@
 //! axes before the k sweep and back after it (two transpose phases), so every sweep is
 //! coalesced — the paper's "dynamic array reordering".
 
-use super::session::{compare, Session};
-use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
+use super::session::{compare_with_history, Session};
+use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramSource};
 
 /// Agreement with the host, as a fraction of the array's largest value.
@@ -130,12 +130,7 @@ impl Workload for Adi {
         iterations: usize,
         verify: bool,
     ) -> Result<RunResult, WorkloadError> {
-        if !(3..=1600).contains(&size) {
-            return Err(WorkloadError::Invalid(format!(
-                "adi: n must lie in 3..=1600, got {size}"
-            )));
-        }
-        check_fits(self, device, size)?;
+        check_cube(self, device, size, 3)?;
         let n = size;
         let mut s = Session::new(device, &program())?;
         let a = s.upload_f32(&initial(n))?;
@@ -160,13 +155,9 @@ impl Workload for Adi {
             }
             history.push(s.download_f32(&eps, 1)?[0]);
         }
-        let mut got = s.download_f32(&a, n * n * n)?;
-        let verification = verify.then(|| {
-            let (mut want, want_eps) = reference(n, iterations);
-            got.extend(&history);
-            want.extend(want_eps);
-            compare(&got, &want, TOLERANCE)
-        });
+        let got = s.download_f32(&a, n * n * n)?;
+        let verification = verify
+            .then(|| compare_with_history(got, &history, reference(n, iterations), TOLERANCE));
         finish(self.name(), size, iterations, &s.phases, verification)
     }
 }

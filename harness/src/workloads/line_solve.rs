@@ -9,7 +9,7 @@
 //! `reordered` layout swaps the j and k axes around the k solve, as for ADI.
 
 use super::session::{compare, Session};
-use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
+use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, HostArgs, Launch};
 
 /// Agreement with the host, relative to the largest value.
@@ -103,12 +103,7 @@ impl Workload for LineSolve {
         iterations: usize,
         verify: bool,
     ) -> Result<RunResult, WorkloadError> {
-        if !(2..=1600).contains(&size) {
-            return Err(WorkloadError::Invalid(format!(
-                "line-solve: n must lie in 2..=1600, got {size}"
-            )));
-        }
-        check_fits(self, device, size)?;
+        check_cube(self, device, size, 2)?;
         let n = size;
         let mut s = Session::new(device, &super::adi::program())?;
         let a = s.upload_f32(&super::adi::initial(n))?;

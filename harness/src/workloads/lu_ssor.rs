@@ -11,7 +11,7 @@
 //! are LU's, the arithmetic per point is ~1/25 of it.
 
 use super::session::{compare, Session};
-use super::{check_fits, finish, RunResult, Workload, WorkloadError};
+use super::{check_cube, finish, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Device, HostArgs, Launch};
 
 /// The relaxation factor ω.
@@ -84,12 +84,7 @@ impl Workload for LuSsor {
         iterations: usize,
         verify: bool,
     ) -> Result<RunResult, WorkloadError> {
-        if !(3..=1600).contains(&size) {
-            return Err(WorkloadError::Invalid(format!(
-                "lu-ssor: n must lie in 3..=1600, got {size}"
-            )));
-        }
-        check_fits(self, device, size)?;
+        check_cube(self, device, size, 3)?;
         let n = size;
         let mut s = Session::new(device, &super::adi::program())?;
         let a = s.upload_f32(&super::adi::initial(n))?;

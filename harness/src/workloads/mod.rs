@@ -148,6 +148,23 @@ pub trait Workload {
     ) -> Result<RunResult, WorkloadError>;
 }
 
+/// Refuse a 3-D grid side outside `min..=1600` (beyond it n³ overflows 32-bit indices),
+/// then a size that does not fit the device.
+pub fn check_cube(
+    workload: &dyn Workload,
+    device: &dyn Device,
+    size: usize,
+    min: usize,
+) -> Result<(), WorkloadError> {
+    if !(min..=1600).contains(&size) {
+        return Err(WorkloadError::Invalid(format!(
+            "{}: n must lie in {min}..=1600, got {size}",
+            workload.name()
+        )));
+    }
+    check_fits(workload, device, size)
+}
+
 /// Refuse a size whose buffers do not fit the device, before allocating anything.
 pub fn check_fits(
     workload: &dyn Workload,

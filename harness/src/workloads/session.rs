@@ -168,6 +168,19 @@ pub fn compare(got: &[f32], want: &[f32], tolerance: f64) -> super::Verification
     }
 }
 
+/// Compare a grid and its per-iteration EPS history with the reference's, as one vector
+/// (EPS values are scaled like the grid's).
+pub fn compare_with_history(
+    mut got: Vec<f32>,
+    history: &[f32],
+    (mut want, want_history): (Vec<f32>, Vec<f32>),
+    tolerance: f64,
+) -> super::Verification {
+    got.extend(history);
+    want.extend(want_history);
+    compare(&got, &want, tolerance)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::session::{compare, Session};
+use super::session::{compare, compare_with_history, Session};
 use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramSource};
 
@@ -351,12 +351,14 @@ impl Workload for Sor {
                 )?;
             }
         }
-        let mut got = s.download_f32(&a, n * n)?;
+        let got = s.download_f32(&a, n * n)?;
         let verification = verify.then(|| {
-            let (mut want, want_eps) = sor_reference(n, iterations, false);
-            got.extend(&history);
-            want.extend(want_eps);
-            compare(&got, &want, TOLERANCE)
+            compare_with_history(
+                got,
+                &history,
+                sor_reference(n, iterations, false),
+                TOLERANCE,
+            )
         });
         finish(self.name(), size, iterations, &s.phases, verification)
     }
@@ -480,12 +482,9 @@ impl Workload for SorRedBlack {
             }
             history.push(read_eps(&mut s, &eps)?);
         }
-        let mut got = s.download_f32(&a, n * n)?;
+        let got = s.download_f32(&a, n * n)?;
         let verification = verify.then(|| {
-            let (mut want, want_eps) = sor_reference(n, iterations, true);
-            got.extend(&history);
-            want.extend(want_eps);
-            compare(&got, &want, TOLERANCE)
+            compare_with_history(got, &history, sor_reference(n, iterations, true), TOLERANCE)
         });
         finish(self.name(), size, iterations, &s.phases, verification)
     }
