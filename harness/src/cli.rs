@@ -155,6 +155,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Validate the fractal prediction: run a small series, predict each large size, run it,
+    /// and report the absolute percentage error per phase and in total (mean, median, max);
+    /// JSON and CSV beside the calibrations.
+    Validate {
+        /// A workload name or a spec file.
+        workload: String,
+        /// The small sizes the fits use, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        small: Vec<usize>,
+        /// The large sizes to predict and measure, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        large: Vec<usize>,
+        /// Iterations per run.
+        #[arg(long, default_value_t = 10)]
+        iters: usize,
+        /// Runs per size.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// plain or reordered, for sor, adi and line-solve.
+        #[arg(long)]
+        layout: Option<Layout>,
+        /// Device: index, backend or part of a name (default: the best found).
+        #[arg(long, short, value_name = "SEL")]
+        device: Option<DeviceSelector>,
+        /// Folder for the files.
+        #[arg(long, value_name = "DIR", default_value = "calibrations")]
+        output_dir: PathBuf,
+    },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -194,6 +222,25 @@ pub fn run() -> Result<()> {
             plot,
             json,
         } => balance_command(phi, rho, times, q, r, plot, json),
+        Command::Validate {
+            workload,
+            small,
+            large,
+            iters,
+            repeat,
+            layout,
+            device,
+            output_dir,
+        } => validate_command(
+            &workload,
+            &small,
+            &large,
+            iters,
+            repeat,
+            layout,
+            device,
+            &output_dir,
+        ),
         Command::Predict {
             series,
             target,
@@ -453,5 +500,50 @@ fn predict_command(path: &std::path::Path, target: f64, json: bool) -> Result<()
     } else {
         print!("{}", views::forecast_table(&forecast));
     }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn validate_command(
+    name: &str,
+    small: &[usize],
+    large: &[usize],
+    iters: usize,
+    repeat: usize,
+    layout: Option<Layout>,
+    selector: Option<DeviceSelector>,
+    output_dir: &std::path::Path,
+) -> Result<()> {
+    let workload = lookup(name, layout)?;
+    let list = discover();
+    let index = pick_device(&list, selector)?;
+    let device = list.devices[index].as_ref();
+    let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
+    let v = harness::workloads::validate::validate(
+        workload.as_ref(),
+        layout_name,
+        device,
+        small,
+        large,
+        iters,
+        repeat,
+        |line| eprintln!("{line}"),
+    )?;
+    print!("{}", views::validation_table(&v));
+    let stem = output_dir.join(format!(
+        "{}.validate.{}",
+        device.info().slug(),
+        workload.name().replace(['/', '.'], "_")
+    ));
+    let json_path = harness::calibration::with_suffix(&stem, "json");
+    let csv_path = harness::calibration::with_suffix(&stem, "csv");
+    harness::calibration::write_atomically(
+        &json_path,
+        serde_json::to_string_pretty(&v)?.as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", json_path.display()))?;
+    harness::calibration::write_atomically(&csv_path, v.to_csv().as_bytes())
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    eprintln!("wrote {} and {}", json_path.display(), csv_path.display());
     Ok(())
 }

@@ -209,3 +209,47 @@ fn predict_reads_a_series_and_forecasts_every_phase() {
         "missing.json",
     );
 }
+
+#[test]
+fn validate_predicts_runs_and_writes_the_error_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "validate",
+            "vadd",
+            "--small",
+            "20000,40000,80000",
+            "--large",
+            "320000",
+            "--iters",
+            "2",
+            "--repeat",
+            "3",
+            "--device",
+            "host",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("total: mean") && table.contains("320000"),
+        "{table}"
+    );
+    let csv = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".validate.vadd.csv"))
+        .expect("csv written");
+    let text = std::fs::read_to_string(csv).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with("320000,total,")),
+        "{text}"
+    );
+}

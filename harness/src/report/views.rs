@@ -322,3 +322,37 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
     }
     out
 }
+
+/// The `harness validate` table: predicted against measured per size and phase.
+pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
+    let mut t = Table::new([
+        "N",
+        "phase",
+        "predicted s",
+        "95% PI",
+        "measured s",
+        "abs. error %",
+    ]);
+    for r in &v.rows {
+        t.row([
+            r.size.to_string(),
+            r.phase.clone(),
+            sig(r.predicted_seconds, 4),
+            r.interval.map_or("-".to_string(), |i| {
+                format!("[{}, {}]", sig(i[0], 3), sig(i[1], 3))
+            }),
+            sig(r.measured_seconds, 4),
+            format!("{:.1}", r.abs_percent_error),
+        ]);
+    }
+    format!(
+        "{}\ntotal: mean {:.1} %, median {:.1} %, max {:.1} %; all rows: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+        t.render(),
+        v.total_error.mean,
+        v.total_error.median,
+        v.total_error.max,
+        v.all_error.mean,
+        v.all_error.median,
+        v.all_error.max
+    )
+}

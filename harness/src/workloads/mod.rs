@@ -15,6 +15,7 @@ pub mod session;
 pub mod spec;
 pub mod stencil;
 pub mod stream;
+pub mod validate;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
