@@ -1,3 +1,4 @@
 //! Analytical models from the papers: pure functions of numbers.
 
+pub mod maxplus;
 pub mod stepanenko;

@@ -163,7 +163,9 @@ pub enum MaxPlusError {
     },
 
     /// No output can be reached from an input: the time ⟨1_o, Z^⊙k ⊙ 1_i⟩ is ε.
-    #[error("graph `{graph}`: no output node is reachable from an input node, the kernel time is ε")]
+    #[error(
+        "graph `{graph}`: no output node is reachable from an input node, the kernel time is ε"
+    )]
     NoPath {
         /// The graph's name.
         graph: String,

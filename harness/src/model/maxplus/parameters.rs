@@ -16,10 +16,19 @@ pub const BUILTIN_PARAMETERS: [(&str, &str); 7] = [
     ("t", "global read time t"),
     ("T", "global write time T"),
     ("tau", "operation time τ"),
-    ("dt", "interval Δt between successive reads of different executors"),
-    ("dT", "interval ΔT between successive writes of different executors"),
+    (
+        "dt",
+        "interval Δt between successive reads of different executors",
+    ),
+    (
+        "dT",
+        "interval ΔT between successive writes of different executors",
+    ),
     ("t_cache", "repeat (cached) read time, caching model"),
-    ("n", "number of simultaneous executors (a count, not seconds)"),
+    (
+        "n",
+        "number of simultaneous executors (a count, not seconds)",
+    ),
 ];
 
 /// Whether `name` is one of [`BUILTIN_PARAMETERS`].
@@ -90,7 +99,9 @@ impl Parameters {
 
     /// All (name, value) pairs, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
-        self.values.iter().map(|(name, value)| (name.as_str(), *value))
+        self.values
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value))
     }
 }
 

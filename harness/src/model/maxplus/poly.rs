@@ -57,7 +57,11 @@ impl Monomial {
         if count != 1 || self.0.len() < 2 {
             return None;
         }
-        let rest = self.0.iter().filter(|name| *name != EXECUTOR_COUNT).cloned();
+        let rest = self
+            .0
+            .iter()
+            .filter(|name| *name != EXECUTOR_COUNT)
+            .cloned();
         Some(Monomial(rest.collect()))
     }
 
@@ -146,7 +150,9 @@ impl Term {
 
     /// The (monomial, count) pairs, in storage order.
     pub fn monomials(&self) -> impl Iterator<Item = (&Monomial, i64)> {
-        self.counts.iter().map(|(monomial, count)| (monomial, *count))
+        self.counts
+            .iter()
+            .map(|(monomial, count)| (monomial, *count))
     }
 
     /// The value of the sum for the given parameters; a missing value is an error naming it.
@@ -166,7 +172,13 @@ impl Term {
                 let mut names: Vec<String> = monomial
                     .0
                     .iter()
-                    .map(|name| if name == from { to.to_owned() } else { name.clone() })
+                    .map(|name| {
+                        if name == from {
+                            to.to_owned()
+                        } else {
+                            name.clone()
+                        }
+                    })
                     .collect();
                 names.sort();
                 term.plus_monomial(Monomial(names), *count)
@@ -297,11 +309,17 @@ impl Poly {
     }
 
     /// The term that attains the max for these parameters, with its value; `None` for ε.
-    pub fn dominant_term(&self, parameters: &Parameters) -> Result<Option<(Term, f64)>, MaxPlusError> {
+    pub fn dominant_term(
+        &self,
+        parameters: &Parameters,
+    ) -> Result<Option<(Term, f64)>, MaxPlusError> {
         let mut best: Option<(Term, f64)> = None;
         for term in self.terms() {
             let value = term.evaluate(parameters)?;
-            if best.as_ref().is_none_or(|(_, best_value)| value > *best_value) {
+            if best
+                .as_ref()
+                .is_none_or(|(_, best_value)| value > *best_value)
+            {
                 best = Some((term, value));
             }
         }
@@ -395,10 +413,16 @@ mod tests {
 
     #[test]
     fn executor_lags_print_as_in_the_paper() {
-        let n_dt = Term::constant(0.0).plus_monomial(Monomial::parameter("n").times(&Monomial::parameter("dt")), 2);
+        let n_dt = Term::constant(0.0).plus_monomial(
+            Monomial::parameter("n").times(&Monomial::parameter("dt")),
+            2,
+        );
         let lag = n_dt.plus(&Term::scaled("dt", -1));
         let n_dt_write = Term::constant(0.0)
-            .plus_monomial(Monomial::parameter("dT").times(&Monomial::parameter("n")), 1)
+            .plus_monomial(
+                Monomial::parameter("dT").times(&Monomial::parameter("n")),
+                1,
+            )
             .plus(&Term::scaled("dT", -1));
         let total = Term::parameter("T")
             .plus(&n_dt_write)
@@ -436,9 +460,15 @@ mod tests {
         let poly = p("t1").oplus(&p("t2"));
         let parameters = Parameters::from_pairs(&[("t1", 2.0), ("t2", 5.0)]).expect("finite");
         assert_eq!(poly.evaluate(&parameters).expect("known"), 5.0);
-        let (term, value) = poly.dominant_term(&parameters).expect("known").expect("not ε");
+        let (term, value) = poly
+            .dominant_term(&parameters)
+            .expect("known")
+            .expect("not ε");
         assert_eq!((term.to_string(), value), ("t2".to_owned(), 5.0));
-        assert_eq!(Poly::epsilon().evaluate(&parameters).expect("ε"), f64::NEG_INFINITY);
+        assert_eq!(
+            Poly::epsilon().evaluate(&parameters).expect("ε"),
+            f64::NEG_INFINITY
+        );
     }
 
     fn poly() -> impl Strategy<Value = Poly> {

@@ -197,7 +197,9 @@ impl Parser<'_> {
                     _ => Err(self.error("missing ')'")),
                 }
             }
-            Some(token) => Err(self.error(&format!("expected a number or a name, found {token:?}"))),
+            Some(token) => {
+                Err(self.error(&format!("expected a number or a name, found {token:?}")))
+            }
             None => Err(self.error("the formula ends where a number or a name was expected")),
         }
     }
@@ -233,11 +235,7 @@ fn multiply(text: &str, left: &Term, right: &Term) -> Result<Term, MaxPlusError>
 }
 
 /// A constant used as the coefficient of `monomial`, which must be a whole number.
-fn integer(
-    text: &str,
-    value: f64,
-    monomial: &super::poly::Monomial,
-) -> Result<i64, MaxPlusError> {
+fn integer(text: &str, value: f64, monomial: &super::poly::Monomial) -> Result<i64, MaxPlusError> {
     let rounded = value.round();
     if rounded == value && rounded.abs() < 1e15 {
         Ok(rounded as i64)
@@ -251,8 +249,8 @@ fn integer(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::parameters::Parameters;
+    use super::*;
 
     fn shown(text: &str) -> String {
         parse_weight(text).expect("valid formula").to_string()
@@ -272,7 +270,8 @@ mod tests {
     fn executor_lags_expand_and_print_grouped() {
         assert_eq!(shown("t + (2n - 1)*dt"), "t + (2n − 1)Δt");
         assert_eq!(shown("T + (n-1)*dT"), "T + (n − 1)ΔT");
-        let parameters = Parameters::from_pairs(&[("t", 10.0), ("dt", 1.0), ("n", 4.0)]).expect("finite");
+        let parameters =
+            Parameters::from_pairs(&[("t", 10.0), ("dt", 1.0), ("n", 4.0)]).expect("finite");
         let term = parse_weight("t + (2n - 1)*dt").expect("valid");
         assert_eq!(term.evaluate(&parameters).expect("known"), 17.0);
     }
