@@ -7,9 +7,26 @@ fn main() {
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             2
         }
     };
     std::process::exit(code);
+}
+
+/// The error and its causes on one line, leaving out a cause the line already says (library
+/// errors often print their source in their own message).
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }

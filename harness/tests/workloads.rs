@@ -249,7 +249,43 @@ fn validate_predicts_runs_and_writes_the_error_table() {
         .expect("csv written");
     let text = std::fs::read_to_string(csv).unwrap();
     assert!(
-        text.lines().any(|l| l.starts_with("320000,total,")),
+        text.lines().any(|l| l.starts_with("paper,320000,total,")),
         "{text}"
     );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("only the paper's variant runs"), "{stderr}");
+
+    // With the host's calibration the windowed variant reports its window.
+    let calibration = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../calibrations/host-intel-r-xeon-r-processor-2-50ghz.json"
+    ));
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "validate",
+            "vadd",
+            "--small",
+            "2^15,2^16,2^17,2^18",
+            "--large",
+            "2^20",
+            "--iters",
+            "2",
+            "--repeat",
+            "3",
+            "--device",
+            "host",
+            "--calibration",
+        ])
+        .arg(&calibration)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("window for N = 1048576"), "{table}");
 }

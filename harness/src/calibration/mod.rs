@@ -5,6 +5,7 @@
 //! read with errors that name the field that is wrong.
 
 pub mod compare;
+pub mod model_parameters;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

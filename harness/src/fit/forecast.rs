@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::baselines::{fit_power_offset, polynomial_baselines, PowerOffsetOptions};
 use super::fit_error::FitError;
-use super::fractal::{fit_power_law, window_warnings, FractalFit};
+use super::fractal::{fit_power_law, fit_power_law_with_offset, window_warnings, FractalFit};
 use super::phases::{predict_application, AppPrediction, PhaseOptions, PhaseSeries};
 use crate::workloads::series::Series;
 
@@ -28,6 +28,9 @@ pub struct PhaseForecast {
 /// The whole forecast.
 #[derive(Debug, Clone, Serialize)]
 pub struct Forecast {
+    /// `paper` (every size, the paper's fit) or `windowed` (the sizes the calibration
+    /// accepts, launch overhead subtracted; see [`super::window`]).
+    pub variant: String,
     /// Workload.
     pub workload: String,
     /// Target size.
@@ -44,9 +47,20 @@ fn forecast_one(
     name: &str,
     sizes: &[f64],
     times: &[f64],
+    offsets: Option<&[f64]>,
     target: f64,
 ) -> Result<PhaseForecast, FitError> {
-    let fractal = fit_power_law(sizes, times, target)?;
+    let mut notes = Vec::new();
+    let fractal = match offsets {
+        Some(o) if o.iter().any(|&x| x > 0.0) => fit_power_law_with_offset(sizes, times, o, target)
+            .or_else(|e| {
+                notes.push(format!(
+                    "launch overhead not subtracted ({e}); the paper's fit is used"
+                ));
+                fit_power_law(sizes, times, target)
+            })?,
+        _ => fit_power_law(sizes, times, target)?,
+    };
     let power_offset_seconds =
         fit_power_offset(sizes, times, target, &PowerOffsetOptions::default())
             .ok()
@@ -58,7 +72,8 @@ fn forecast_one(
                 .collect()
         })
         .unwrap_or_default();
-    let warnings = window_warnings(&fractal, None);
+    let mut warnings = window_warnings(&fractal, None);
+    warnings.extend(notes);
     Ok(PhaseForecast {
         name: name.to_string(),
         fractal,
@@ -68,8 +83,35 @@ fn forecast_one(
     })
 }
 
-/// Forecast every phase and the total of `series` at `target`.
+/// Forecast every phase and the total of `series` at `target` by the paper's method.
 pub fn forecast(series: &Series, target: f64) -> Result<Forecast, FitError> {
+    forecast_variant(series, target, None)
+}
+
+/// Whether a phase is a kernel (it pays the launch overhead), not a transfer or host step.
+pub fn is_kernel_phase(name: &str) -> bool {
+    !matches!(name, "upload" | "download") && !name.starts_with("host:")
+}
+
+/// The `windowed` forecast: only the series points whose sizes are in `accepted`, and each
+/// phase's time less its launches × `launch_seconds` before the log-log fit (added back,
+/// extrapolated, at the target).
+pub fn forecast_windowed(
+    series: &Series,
+    target: f64,
+    accepted: &[usize],
+    launch_seconds: f64,
+) -> Result<Forecast, FitError> {
+    let mut window = series.clone();
+    window.points.retain(|p| accepted.contains(&p.size));
+    forecast_variant(&window, target, Some(launch_seconds))
+}
+
+fn forecast_variant(
+    series: &Series,
+    target: f64,
+    launch_seconds: Option<f64>,
+) -> Result<Forecast, FitError> {
     let sizes: Vec<f64> = series.points.iter().map(|p| p.size as f64).collect();
     let mut names: Vec<String> = Vec::new();
     for p in &series.points {
@@ -93,10 +135,31 @@ pub fn forecast(series: &Series, target: f64) -> Result<Forecast, FitError> {
     };
     let mut phases = Vec::new();
     let mut phase_columns = Vec::new();
+    let offsets_of = |name: &str| -> Vec<f64> {
+        let launch = launch_seconds.unwrap_or(0.0);
+        series
+            .points
+            .iter()
+            .map(|p| {
+                p.phases
+                    .iter()
+                    .filter(|ph| (name == "total" || ph.name == name) && is_kernel_phase(&ph.name))
+                    .map(|ph| ph.count as f64 * launch)
+                    .sum()
+            })
+            .collect()
+    };
+    let offsets = |name: &str| launch_seconds.map(|_| offsets_of(name));
     for name in &names {
         let times = times_of(name);
         if times.iter().all(|&t| t > 0.0) {
-            phases.push(forecast_one(name, &sizes, &times, target)?);
+            phases.push(forecast_one(
+                name,
+                &sizes,
+                &times,
+                offsets(name).as_deref(),
+                target,
+            )?);
             phase_columns.push((name.clone(), times));
         }
     }
@@ -105,7 +168,13 @@ pub fn forecast(series: &Series, target: f64) -> Result<Forecast, FitError> {
         .iter()
         .map(|p| p.total.median_seconds)
         .collect();
-    phases.push(forecast_one("total", &sizes, &totals, target)?);
+    phases.push(forecast_one(
+        "total",
+        &sizes,
+        &totals,
+        offsets("total").as_deref(),
+        target,
+    )?);
     // The phases cover the whole run, so the application total is the sum of the phase
     // medians (the median of the totals differs from it by sampling noise and would leave
     // a negative "rest").
@@ -122,6 +191,12 @@ pub fn forecast(series: &Series, target: f64) -> Result<Forecast, FitError> {
         Err(e) => (None, Some(e.to_string())),
     };
     Ok(Forecast {
+        variant: if launch_seconds.is_some() {
+            "windowed"
+        } else {
+            "paper"
+        }
+        .to_string(),
         workload: series.workload.clone(),
         target,
         phases,

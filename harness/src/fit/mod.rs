@@ -7,3 +7,4 @@ pub mod fractal;
 pub mod linear;
 pub mod phases;
 pub mod stats;
+pub mod window;

@@ -94,10 +94,15 @@ where
     match &figure.lower {
         Some(lower) => {
             let (top, bottom) = titled.split_vertically((HEIGHT as f64 * 0.62) as u32);
-            draw_panel(&figure.main, &top, false)?;
-            draw_panel(lower, &bottom, true)
+            draw_panel(&figure.main, &top, false, true)?;
+            // A lower panel whose series all appear above shares their colours and legend.
+            let own_legend = lower
+                .series
+                .iter()
+                .any(|s| !figure.main.series.iter().any(|m| m.label == s.label));
+            draw_panel(lower, &bottom, true, own_legend)
         }
-        None => draw_panel(&figure.main, &titled, true),
+        None => draw_panel(&figure.main, &titled, true, true),
     }
 }
 
@@ -139,6 +144,7 @@ fn draw_panel<DB: DrawingBackend>(
     panel: &Panel,
     area: &DrawingArea<DB, Shift>,
     with_x_label: bool,
+    legend: bool,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -212,6 +218,9 @@ where
                 )
             });
         chart.draw_series(bars).map_err(|e| e.to_string())?;
+    }
+    if !legend {
+        return Ok(());
     }
     chart
         .configure_series_labels()

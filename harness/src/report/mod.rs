@@ -1,4 +1,5 @@
 //! Human-readable output: plain-text tables for the terminal.
 
+pub mod maxplus;
 pub mod table;
 pub mod views;

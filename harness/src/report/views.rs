@@ -327,6 +327,7 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
 pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
     let mut t = Table::new([
         "N",
+        "variant",
         "phase",
         "predicted s",
         "95% PI",
@@ -336,6 +337,7 @@ pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
     for r in &v.rows {
         t.row([
             r.size.to_string(),
+            r.variant.clone(),
             r.phase.clone(),
             sig(r.predicted_seconds, 4),
             r.interval.map_or("-".to_string(), |i| {
@@ -345,8 +347,8 @@ pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
             format!("{:.1}", r.abs_percent_error),
         ]);
     }
-    format!(
-        "{}\ntotal: mean {:.1} %, median {:.1} %, max {:.1} %; all rows: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+    let mut out = format!(
+        "{}\npaper, total: mean {:.1} %, median {:.1} %, max {:.1} %; all rows: mean {:.1} %, median {:.1} %, max {:.1} %\n",
         t.render(),
         v.total_error.mean,
         v.total_error.median,
@@ -354,5 +356,37 @@ pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
         v.all_error.mean,
         v.all_error.median,
         v.all_error.max
-    )
+    );
+    if let Some(w) = &v.windowed_total_error {
+        out.push_str(&format!(
+            "windowed, total: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+            w.mean, w.median, w.max
+        ));
+    }
+    for w in &v.windows {
+        out.push_str(&window_report(w));
+    }
+    out
+}
+
+/// The window chosen for one target: the sizes fitted, each rejected size with its reasons.
+pub fn window_report(w: &crate::workloads::validate::LargeWindow) -> String {
+    let mut out = format!(
+        "window for N = {} (its working set lives in {}): fitted on {:?}\n",
+        w.size, w.choice.target_level, w.choice.accepted
+    );
+    for r in &w.choice.rejected {
+        out.push_str(&format!(
+            "  rejected {}: {}\n",
+            r.size,
+            r.reasons.join("; ")
+        ));
+    }
+    for u in &w.choice.unchecked {
+        out.push_str(&format!("  not checked: {u}\n"));
+    }
+    if let Some(note) = &w.note {
+        out.push_str(&format!("  note: {note}\n"));
+    }
+    out
 }

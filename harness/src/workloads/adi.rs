@@ -123,6 +123,11 @@ impl Workload for Adi {
         copies * 4 * (size as u64).pow(3) + 4
     }
 
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let inner = size.saturating_sub(2) as u64;
+        Some(inner * inner)
+    }
+
     fn run(
         &self,
         device: &dyn Device,

@@ -96,6 +96,10 @@ impl Workload for LineSolve {
         copies * 4 * (size as u64).pow(3) + 4 * size as u64
     }
 
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        Some((size * size) as u64)
+    }
+
     fn run(
         &self,
         device: &dyn Device,

@@ -77,6 +77,12 @@ impl Workload for LuSsor {
         4 * (size as u64).pow(3)
     }
 
+    /// The mean hyperplane: (n − 2)³ points over 3n − 8 planes.
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let inner = size.saturating_sub(2) as u64;
+        Some(inner.pow(3) / (3 * size as u64).saturating_sub(8).max(1))
+    }
+
     fn run(
         &self,
         device: &dyn Device,

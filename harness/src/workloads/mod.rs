@@ -16,6 +16,7 @@ pub mod spec;
 pub mod stencil;
 pub mod stream;
 pub mod validate;
+pub mod validate_maxplus;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -137,6 +138,13 @@ pub trait Workload {
 
     /// Device memory needed at `size`, bytes (checked before allocating).
     fn bytes_needed(&self, size: usize) -> u64;
+
+    /// Work items in the main kernel's typical launch at `size`, for the saturation check
+    /// of the fit window ([`crate::fit::window`]); `None` where unknown.
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let _ = size;
+        None
+    }
 
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.

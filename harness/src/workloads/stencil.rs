@@ -265,6 +265,11 @@ impl Workload for Jacobi2d {
         2 * 4 * (size * size) as u64
     }
 
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let inner = size.saturating_sub(2) as u64;
+        Some(inner * inner)
+    }
+
     fn run(
         &self,
         device: &dyn Device,
@@ -308,6 +313,12 @@ impl Workload for Sor {
     fn bytes_needed(&self, size: usize) -> u64 {
         let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
         copies * 4 * (size * size) as u64 + 4
+    }
+
+    /// The mean anti-diagonal: (N − 2)² points over 2N − 5 launches.
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let inner = size.saturating_sub(2) as u64;
+        Some(inner * inner / (2 * size as u64).saturating_sub(5).max(1))
     }
 
     fn run(
@@ -447,6 +458,11 @@ impl Workload for SorRedBlack {
 
     fn bytes_needed(&self, size: usize) -> u64 {
         4 * (size * size) as u64 + 4
+    }
+
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        let inner = size.saturating_sub(2) as u64;
+        Some(inner * inner)
     }
 
     fn run(

@@ -79,6 +79,10 @@ impl Workload for Stream {
         3 * 4 * size as u64
     }
 
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        Some(size as u64)
+    }
+
     fn run(
         &self,
         device: &dyn Device,

@@ -1,17 +1,24 @@
 //! Validation of the fractal prediction (PAPERS.md §2): run the small series, predict each
 //! large size, run it, and report the absolute percentage error per phase and in total.
+//!
+//! Two variants side by side: `paper` (every small size, the paper's fit) and, where the
+//! device has a calibration, `windowed` (only the small sizes the calibration accepts for
+//! that large size, launch overhead subtracted; [`crate::fit::window`]).
 
 use serde::Serialize;
 
 use super::series::{run_series, summarise, Series, SeriesPoint};
 use super::{Workload, WorkloadError};
 use crate::backend::Device;
-use crate::fit::forecast::forecast;
+use crate::fit::forecast::{forecast, forecast_windowed, is_kernel_phase, Forecast};
 use crate::fit::stats::median_of_sorted;
+use crate::fit::window::{choose_window, DeviceFacts, SizeFacts, WindowChoice};
 
 /// One phase (or `total`) at one large size.
 #[derive(Debug, Clone, Serialize)]
 pub struct ValidationRow {
+    /// `paper` or `windowed`.
+    pub variant: String,
     /// Large size.
     pub size: usize,
     /// Phase name, or `total` (the fractal fit of the totals), or `application` (the
@@ -47,13 +54,29 @@ pub struct Validation {
     pub large: Vec<SeriesPoint>,
     /// Every row.
     pub rows: Vec<ValidationRow>,
-    /// Errors over the `total` rows.
+    /// Errors over the paper variant's `total` rows.
     pub total_error: ErrorSummary,
-    /// Errors over every row.
+    /// Errors over every paper-variant row.
     pub all_error: ErrorSummary,
+    /// Errors over the windowed variant's `total` rows, where it ran.
+    pub windowed_total_error: Option<ErrorSummary>,
+    /// The window chosen for each large size, where the device has a calibration.
+    pub windows: Vec<LargeWindow>,
 }
 
-fn summary(values: &[f64]) -> ErrorSummary {
+/// The window the calibration chose for one large size.
+#[derive(Debug, Clone, Serialize)]
+pub struct LargeWindow {
+    /// The large size.
+    pub size: usize,
+    /// Accepted and rejected small sizes.
+    pub choice: WindowChoice,
+    /// Why the windowed variant did not run, or how to make it run better.
+    pub note: Option<String>,
+}
+
+/// Mean, median and maximum of `values` (NaN where empty).
+pub(crate) fn summary(values: &[f64]) -> ErrorSummary {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     ErrorSummary {
@@ -68,6 +91,7 @@ fn summary(values: &[f64]) -> ErrorSummary {
 }
 
 fn row(
+    variant: &str,
     size: usize,
     phase: &str,
     predicted: f64,
@@ -75,6 +99,7 @@ fn row(
     measured: f64,
 ) -> ValidationRow {
     ValidationRow {
+        variant: variant.to_string(),
         size,
         phase: phase.to_string(),
         predicted_seconds: predicted,
@@ -84,12 +109,140 @@ fn row(
     }
 }
 
-/// Run the small series, then each large size `repeats` times, and compare.
+/// The rows of one forecast against one measured point.
+fn rows_for(f: &Forecast, point: &SeriesPoint) -> Vec<ValidationRow> {
+    let mut rows = Vec::new();
+    for p in &f.phases {
+        let m = if p.name == "total" {
+            Some(point.total.median_seconds)
+        } else {
+            point
+                .phases
+                .iter()
+                .find(|ph| ph.name == p.name)
+                .map(|ph| ph.median_seconds)
+        };
+        if let Some(m) = m.filter(|&m| m > 0.0) {
+            rows.push(row(
+                &f.variant,
+                point.size,
+                &p.name,
+                p.fractal.prediction_seconds,
+                Some(p.fractal.prediction_interval_seconds),
+                m,
+            ));
+        }
+    }
+    if let Some(app) = &f.application {
+        rows.push(row(
+            &f.variant,
+            point.size,
+            "application",
+            app.prediction_seconds,
+            None,
+            point.total.median_seconds,
+        ));
+    }
+    rows
+}
+
+/// What the window rules need to know about each point of `series`.
+pub fn size_facts(workload: &dyn Workload, series: &Series) -> Vec<SizeFacts> {
+    series
+        .points
+        .iter()
+        .map(|p| SizeFacts {
+            size: p.size,
+            parallelism: workload.parallelism(p.size),
+            working_set_bytes: workload.bytes_needed(p.size),
+            launches: p
+                .phases
+                .iter()
+                .filter(|ph| is_kernel_phase(&ph.name))
+                .map(|ph| ph.count)
+                .sum(),
+            seconds: p.total.median_seconds,
+        })
+        .collect()
+}
+
+/// The smallest size, doubling from `from` up to `target`, that saturates the device and
+/// lives in the target's memory level; `None` if none below the target does.
+pub fn smallest_good_size(
+    workload: &dyn Workload,
+    device: &DeviceFacts,
+    from: usize,
+    target: usize,
+) -> Option<usize> {
+    let level = device.level_of(workload.bytes_needed(target));
+    let mut size = from.max(1);
+    while size < target {
+        let saturated = workload
+            .parallelism(size)
+            .is_none_or(|items| items as f64 >= device.executors);
+        if saturated && device.level_of(workload.bytes_needed(size)) == level {
+            return Some(size);
+        }
+        size *= 2;
+    }
+    None
+}
+
+/// The windowed forecast for one large size, or a note saying why there is none.
+pub fn windowed_forecast(
+    workload: &dyn Workload,
+    series: &Series,
+    device: &DeviceFacts,
+    large: usize,
+) -> (LargeWindow, Option<Forecast>) {
+    let facts = size_facts(workload, series);
+    let choice = choose_window(&facts, workload.bytes_needed(large), device);
+    let smallest = series.points.first().map_or(1, |p| p.size);
+    let hint = || match smallest_good_size(workload, device, smallest, large) {
+        Some(s) => format!("run at least 3 small sizes from N = {s} (below {large})"),
+        None => {
+            format!("no size below {large} both saturates the device and lives in its memory level")
+        }
+    };
+    let (forecast, note) = if choice.accepted.len() < 3 {
+        (
+            None,
+            Some(format!(
+                "only {} small size(s) pass the window rules, 3 are needed: {}",
+                choice.accepted.len(),
+                hint()
+            )),
+        )
+    } else {
+        match forecast_windowed(
+            series,
+            large as f64,
+            &choice.accepted,
+            device.launch_seconds,
+        ) {
+            Ok(f) => (Some(f), (!choice.rejected.is_empty()).then(hint)),
+            Err(e) => (None, Some(format!("the windowed fit failed: {e}"))),
+        }
+    };
+    (
+        LargeWindow {
+            size: large,
+            choice,
+            note,
+        },
+        forecast,
+    )
+}
+
+/// Run the small series, then each large size `repeats` times, and compare. With
+/// `device_facts` (from the device's calibration) the windowed variant runs beside the
+/// paper's.
 #[allow(clippy::too_many_arguments)]
 pub fn validate(
     workload: &dyn Workload,
     layout: Option<String>,
     device: &dyn Device,
+    device_facts: Option<&DeviceFacts>,
     small: &[usize],
     large: &[usize],
     iterations: usize,
@@ -109,57 +262,40 @@ pub fn validate(
     })?;
     let mut rows = Vec::new();
     let mut measured = Vec::new();
+    let mut windows = Vec::new();
     for &size in large {
         let f =
             forecast(&series, size as f64).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+        let w = device_facts.map(|d| windowed_forecast(workload, &series, d, size));
         workload.run(device, size, iterations, false)?;
         let runs = (0..repeats.max(1))
             .map(|_| workload.run(device, size, iterations, false))
             .collect::<Result<Vec<_>, _>>()?;
         let point = summarise(size, &runs)?;
-        for p in &f.phases {
-            let m = if p.name == "total" {
-                Some(point.total.median_seconds)
-            } else {
-                point
-                    .phases
-                    .iter()
-                    .find(|ph| ph.name == p.name)
-                    .map(|ph| ph.median_seconds)
-            };
-            if let Some(m) = m.filter(|&m| m > 0.0) {
-                rows.push(row(
-                    size,
-                    &p.name,
-                    p.fractal.prediction_seconds,
-                    Some(p.fractal.prediction_interval_seconds),
-                    m,
-                ));
+        rows.extend(rows_for(&f, &point));
+        if let Some((window, wf)) = w {
+            if let Some(wf) = wf {
+                rows.extend(rows_for(&wf, &point));
             }
-        }
-        if let Some(app) = &f.application {
-            rows.push(row(
-                size,
-                "application",
-                app.prediction_seconds,
-                None,
-                point.total.median_seconds,
-            ));
+            windows.push(window);
         }
         progress(&format!("large N = {size} done"));
         measured.push(point);
     }
-    let totals: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.phase == "total")
-        .map(|r| r.abs_percent_error)
-        .collect();
-    let all: Vec<f64> = rows.iter().map(|r| r.abs_percent_error).collect();
+    let errors = |variant: &str, total_only: bool| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r.variant == variant && (!total_only || r.phase == "total"))
+            .map(|r| r.abs_percent_error)
+            .collect()
+    };
+    let windowed_totals = errors("windowed", true);
     Ok(Validation {
         series,
         large: measured,
-        total_error: summary(&totals),
-        all_error: summary(&all),
+        total_error: summary(&errors("paper", true)),
+        all_error: summary(&errors("paper", false)),
+        windowed_total_error: (!windowed_totals.is_empty()).then(|| summary(&windowed_totals)),
+        windows,
         rows,
     })
 }
@@ -168,14 +304,15 @@ impl Validation {
     /// CSV: one row per size and phase.
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "size,phase,predicted_s,pi_low_s,pi_high_s,measured_s,abs_percent_error\n",
+            "variant,size,phase,predicted_s,pi_low_s,pi_high_s,measured_s,abs_percent_error\n",
         );
         for r in &self.rows {
             let (lo, hi) = r.interval.map_or((String::new(), String::new()), |i| {
                 (i[0].to_string(), i[1].to_string())
             });
             out.push_str(&format!(
-                "{},{},{},{lo},{hi},{},{}\n",
+                "{},{},{},{},{lo},{hi},{},{}\n",
+                r.variant,
                 r.size,
                 crate::plot::csv_field(&r.phase),
                 r.predicted_seconds,
@@ -184,5 +321,29 @@ impl Validation {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::stream::{Stream, StreamKind};
+
+    #[test]
+    fn the_smallest_good_size_saturates_and_leaves_the_cache() {
+        let device = DeviceFacts {
+            executors: 1000.0,
+            launch_seconds: 1e-6,
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+        };
+        let vadd = Stream(StreamKind::Vadd);
+        // 12 bytes per element: past 1 MiB from N = 87 382; doubling from 1024 gives 131 072.
+        assert_eq!(
+            smallest_good_size(&vadd, &device, 1024, 1 << 24),
+            Some(131_072)
+        );
+        // A target inside L2 needs only saturation.
+        assert_eq!(smallest_good_size(&vadd, &device, 512, 1 << 16), Some(1024));
+        assert_eq!(smallest_good_size(&vadd, &device, 512, 600), None);
     }
 }

@@ -240,6 +240,22 @@ impl KernelGraph {
         graph
     }
 
+    /// Reads served by a cache (arcs leaving a cache node, loops aside): of the graph's
+    /// `reads`, these do not reach device memory.
+    pub fn cached_reads(&self) -> u32 {
+        let count = self
+            .arcs
+            .iter()
+            .filter(|arc| self.nodes[arc.from].kind == NodeKind::Cache && arc.from != arc.to)
+            .count();
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
+    /// Reads that reach device memory: `reads` less [`Self::cached_reads`].
+    pub fn memory_reads(&self) -> u32 {
+        self.reads.saturating_sub(self.cached_reads())
+    }
+
     /// The graph height k (paper §6 and §8): stages of the striking procedure minus one.
     ///
     /// At each stage, if some remaining nodes have no incoming arc but their own loop, those

@@ -15,6 +15,7 @@
 //! - [`time`]: ⟨1_o, Z^⊙k ⊙ 1_i⟩ by matrix powers and, for large graphs, by longest path;
 //! - [`collapse`]: series/parallel compound nodes (§11, Table 1);
 //! - [`models`]: the naive, with-operations, serialized-memory and caching predictions (§7–§9);
+//! - [`pipelined`]: our labelled extension (overlapping rounds and launch overhead);
 //! - [`examples`], [`random`]: the paper's graphs and benchmark graphs.
 //!
 //! Everything here is pure: numbers and graphs in, numbers and formulas out (only
@@ -28,10 +29,12 @@ pub mod graph_file;
 pub mod matrix;
 pub mod models;
 pub mod parameters;
+pub mod pipelined;
 pub mod poly;
 pub mod random;
 pub mod scalar;
 pub mod semiring;
+pub mod summary;
 pub mod time;
 pub mod weight;
 

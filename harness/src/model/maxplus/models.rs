@@ -311,9 +311,9 @@ mod tests {
         assert!(message.contains("`tau`"), "{message}");
     }
 
+    /// Correctness on 1000-node graphs; their speed (< 50 ms) is `benches/maxplus.rs`.
     #[test]
-    fn large_graphs_predict_quickly() {
-        let start = std::time::Instant::now();
+    fn large_graphs_predict() {
         let chain = predict(
             &chain_graph(1000),
             &sample(),
@@ -332,11 +332,6 @@ mod tests {
         )
         .expect("valid");
         assert!(wide.total_seconds > 0.0);
-        assert!(
-            start.elapsed().as_millis() < 200,
-            "took {:?}",
-            start.elapsed()
-        );
     }
 
     #[test]

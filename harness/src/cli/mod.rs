@@ -1,5 +1,7 @@
 //! Argument parsing (clap derive) and the commands.
 
+mod maxplus;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -92,8 +94,8 @@ enum Command {
     Series {
         /// The workload's name.
         workload: String,
-        /// Sizes, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// Sizes: integers or 2^k, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         sizes: Vec<usize>,
         /// Iterations per run.
         #[arg(long, default_value_t = 10)]
@@ -151,6 +153,12 @@ enum Command {
         /// The size to predict.
         #[arg(long)]
         target: f64,
+        /// The device's calibration: adds the windowed variant (the small sizes that saturate
+        /// the device, are not overhead-dominated and share the target's memory level,
+        /// launch overhead subtracted). With --json the output is then
+        /// {"paper": …, "windowed": …, "window": …}.
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -158,14 +166,19 @@ enum Command {
     /// Validate the fractal prediction: run a small series, predict each large size, run it,
     /// and report the absolute percentage error per phase and in total (mean, median, max);
     /// JSON and CSV beside the calibrations.
+    ///
+    /// Two variants: `paper` (every small size, Escobar & Boppana's fit) and, when the device
+    /// has a calibration, `windowed`: only the small sizes that saturate the device (≥ n work
+    /// items), are not launch-overhead-dominated, and live in the same memory level as the
+    /// large size, with launches × overhead subtracted. Rejected sizes are listed with why.
     Validate {
         /// A workload name or a spec file.
         workload: String,
-        /// The small sizes the fits use, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// The small sizes the fits use: integers or 2^k, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         small: Vec<usize>,
-        /// The large sizes to predict and measure, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// The large sizes to predict and measure: integers or 2^k, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         large: Vec<usize>,
         /// Iterations per run.
         #[arg(long, default_value_t = 10)]
@@ -182,6 +195,80 @@ enum Command {
         /// Folder for the files.
         #[arg(long, value_name = "DIR", default_value = "calibrations")]
         output_dir: PathBuf,
+        /// The device's calibration, for the windowed variant (default: the device's file
+        /// under --output-dir; without one only the paper's variant runs).
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
+    },
+    /// Show a kernel graph's max-plus model (Antonyuk & Mikheev): its nodes, the kernel
+    /// matrix Z, the height, the symbolic per-instance time of every model variant, and with
+    /// --sizes the predicted times.
+    ///
+    /// Graphs live in kernels/graphs/ (vadd_z1..z3, triad, jacobi5, sor_point, adi_line);
+    /// docs/graph-format.md describes the file. For a graph that describes a built-in kernel,
+    /// N means what it means for that workload (elements, grid side, cube side) and the
+    /// prediction covers all of one iteration's launches; otherwise N is the instance count.
+    ///
+    /// Example: harness maxplus kernels/graphs/triad.toml
+    ///   --calibration calibrations/<device>.json --sizes 2^20,2^24
+    Maxplus {
+        /// The graph file (TOML).
+        graph: PathBuf,
+        /// Take t, T, τ, Δt, ΔT, n, t_cache and the launch overhead from this calibration.
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
+        /// Simultaneous executors n (default: the calibration's).
+        #[arg(long = "n-exec", value_name = "N")]
+        n_exec: Option<u64>,
+        /// Sizes to predict: integers or 2^k, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = maxplus::parse_size)]
+        sizes: Vec<usize>,
+        /// A parameter value in seconds, e.g. --set t=4.5e-7 (repeatable; overrides the
+        /// calibration; gives values to a graph's own parameters).
+        #[arg(long = "set", value_name = "NAME=SECONDS", value_parser = maxplus::parse_assignment)]
+        set: Vec<(String, f64)>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the kernel a graph describes at each size, predict it with every max-plus model
+    /// variant from the device's calibration, and report predicted against measured with the
+    /// error per variant. Writes <calibration>.maxplus.<graph>.{json,csv} beside the
+    /// calibration and the figure (time against N, error panel) into --plot-dir.
+    ///
+    /// Sizes that do not fit the device are skipped and listed.
+    ///
+    /// Example: harness validate-maxplus kernels/graphs/triad.toml --sizes 2^10,2^14,2^18,2^22
+    ValidateMaxplus {
+        /// The graph file: one of kernels/graphs/*.toml.
+        graph: PathBuf,
+        /// Sizes: integers or 2^k, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
+        sizes: Vec<usize>,
+        /// The calibration (default: the device's file under --output-dir).
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
+        /// Simultaneous executors n (default: the calibration's).
+        #[arg(long = "n-exec", value_name = "N")]
+        n_exec: Option<u64>,
+        /// Iterations per run.
+        #[arg(long, default_value_t = 10)]
+        iters: usize,
+        /// Timed runs per size (after one verified warm-up run).
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// Device: index, backend or part of a name (default: the best found).
+        #[arg(long, short, value_name = "SEL")]
+        device: Option<DeviceSelector>,
+        /// Folder of the calibrations; the results go beside the calibration.
+        #[arg(long, value_name = "DIR", default_value = "calibrations")]
+        output_dir: PathBuf,
+        /// Folder for the figure.
+        #[arg(long, value_name = "DIR", default_value = "plots")]
+        plot_dir: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
@@ -200,6 +287,44 @@ pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Devices { json } => devices(json),
+        Command::Maxplus {
+            graph,
+            calibration,
+            n_exec,
+            sizes,
+            set,
+            json,
+        } => maxplus::maxplus_command(maxplus::MaxplusArgs {
+            graph,
+            calibration,
+            n_exec,
+            sizes,
+            set,
+            json,
+        }),
+        Command::ValidateMaxplus {
+            graph,
+            sizes,
+            calibration,
+            n_exec,
+            iters,
+            repeat,
+            device,
+            output_dir,
+            plot_dir,
+            json,
+        } => maxplus::validate_maxplus_command(maxplus::ValidateMaxplusArgs {
+            graph,
+            sizes,
+            calibration,
+            n_exec,
+            iters,
+            repeat,
+            device,
+            output_dir,
+            plot_dir,
+            json,
+        }),
         Command::Calibrate {
             device,
             quick,
@@ -231,6 +356,7 @@ pub fn run() -> Result<()> {
             layout,
             device,
             output_dir,
+            calibration,
         } => validate_command(
             &workload,
             &small,
@@ -240,12 +366,14 @@ pub fn run() -> Result<()> {
             layout,
             device,
             &output_dir,
+            calibration,
         ),
         Command::Predict {
             series,
             target,
+            calibration,
             json,
-        } => predict_command(&series, target, json),
+        } => predict_command(&series, target, calibration, json),
         Command::Run {
             workload,
             size,
@@ -447,18 +575,11 @@ fn series_command(
         repeat,
         |p| eprintln!("{}", views::series_progress(p)),
     )?;
-    let stem = series.stem(output_dir);
-    let json_path = harness::calibration::with_suffix(&stem, "json");
-    let csv_path = harness::calibration::with_suffix(&stem, "csv");
-    harness::calibration::write_atomically(
-        &json_path,
-        serde_json::to_string_pretty(&series)?.as_bytes(),
+    maxplus::write_pair(
+        &series.stem(output_dir),
+        &serde_json::to_string_pretty(&series)?,
+        &series.to_csv(),
     )
-    .with_context(|| format!("cannot write {}", json_path.display()))?;
-    harness::calibration::write_atomically(&csv_path, series.to_csv().as_bytes())
-        .with_context(|| format!("cannot write {}", csv_path.display()))?;
-    println!("wrote {} and {}", json_path.display(), csv_path.display());
-    Ok(())
 }
 
 fn balance_command(
@@ -492,15 +613,83 @@ fn balance_command(
     Ok(())
 }
 
-fn predict_command(path: &std::path::Path, target: f64, json: bool) -> Result<()> {
+fn predict_command(
+    path: &std::path::Path,
+    target: f64,
+    calibration: Option<PathBuf>,
+    json: bool,
+) -> Result<()> {
     let series = harness::workloads::series::Series::load(path)?;
     let forecast = harness::fit::forecast::forecast(&series, target)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&forecast)?);
-    } else {
-        print!("{}", views::forecast_table(&forecast));
+    let Some(calibration) = calibration else {
+        if json {
+            println!("{}", serde_json::to_string_pretty(&forecast)?);
+        } else {
+            print!("{}", views::forecast_table(&forecast));
+        }
+        return Ok(());
+    };
+    let facts =
+        harness::calibration::model_parameters::window_facts(&Calibration::load(&calibration)?);
+    let layout = series.layout.as_deref().map(str::parse).transpose()?;
+    let workload = lookup(&series.workload, layout).with_context(|| {
+        format!(
+            "the windowed variant needs the workload `{}` to know its sizes' work and memory",
+            series.workload
+        )
+    })?;
+    if target.fract() != 0.0 || target < 1.0 {
+        bail!("--target must be a whole size for the windowed variant, got {target}");
     }
+    let (window, windowed) = harness::workloads::validate::windowed_forecast(
+        workload.as_ref(),
+        &series,
+        &facts,
+        target as usize,
+    );
+    if json {
+        let out = serde_json::json!({"paper": forecast, "windowed": windowed, "window": window});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("paper variant (every size):");
+    print!("{}", views::forecast_table(&forecast));
+    match &windowed {
+        Some(w) => {
+            println!("\nwindowed variant (sizes {:?}):", window.choice.accepted);
+            print!("{}", views::forecast_table(w));
+        }
+        None => println!("\nwindowed variant: none"),
+    }
+    print!("{}", views::window_report(&window));
     Ok(())
+}
+
+/// The window facts from `explicit`, else from the device's calibration under `dir` if there
+/// is one (a note says when there is not).
+fn device_facts(
+    explicit: Option<PathBuf>,
+    dir: &std::path::Path,
+    device: &harness::backend::DeviceInfo,
+) -> Result<Option<harness::fit::window::DeviceFacts>> {
+    let path = match explicit {
+        Some(p) => p,
+        None => {
+            let p = default_path(dir, device);
+            if !p.exists() {
+                eprintln!(
+                    "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
+                    p.display()
+                );
+                return Ok(None);
+            }
+            p
+        }
+    };
+    let c = Calibration::load(&path)?;
+    Ok(Some(harness::calibration::model_parameters::window_facts(
+        &c,
+    )))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -513,16 +702,19 @@ fn validate_command(
     layout: Option<Layout>,
     selector: Option<DeviceSelector>,
     output_dir: &std::path::Path,
+    calibration: Option<PathBuf>,
 ) -> Result<()> {
     let workload = lookup(name, layout)?;
     let list = discover();
     let index = pick_device(&list, selector)?;
     let device = list.devices[index].as_ref();
     let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
+    let facts = device_facts(calibration, output_dir, device.info())?;
     let v = harness::workloads::validate::validate(
         workload.as_ref(),
         layout_name,
         device,
+        facts.as_ref(),
         small,
         large,
         iters,
@@ -535,15 +727,5 @@ fn validate_command(
         device.info().slug(),
         workload.name().replace(['/', '.'], "_")
     ));
-    let json_path = harness::calibration::with_suffix(&stem, "json");
-    let csv_path = harness::calibration::with_suffix(&stem, "csv");
-    harness::calibration::write_atomically(
-        &json_path,
-        serde_json::to_string_pretty(&v)?.as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", json_path.display()))?;
-    harness::calibration::write_atomically(&csv_path, v.to_csv().as_bytes())
-        .with_context(|| format!("cannot write {}", csv_path.display()))?;
-    eprintln!("wrote {} and {}", json_path.display(), csv_path.display());
-    Ok(())
+    maxplus::write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())
 }

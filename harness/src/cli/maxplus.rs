@@ -1,0 +1,277 @@
+//! `harness maxplus` and `harness validate-maxplus`: the max-plus kernel model (PAPERS.md §1)
+//! on its own, and against the kernel it describes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use harness::backend::{discover, DeviceSelector};
+use harness::calibration::model_parameters::ModelInputs;
+use harness::calibration::{default_path, with_suffix, write_atomically, Calibration};
+use harness::model::maxplus::summary::summarise;
+use harness::model::maxplus::{KernelGraph, Parameters};
+use harness::report::maxplus::{graph_report, inputs_table, predictions_table, validation_report};
+use harness::workloads::validate_maxplus::{
+    kernel_for, predict_iteration, validate_maxplus, LaunchPlan, MaxPlusRunOptions,
+};
+
+use super::pick_device;
+
+/// A size: an integer or `2^k`.
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let parsed = match text.split_once('^') {
+        Some(("2", k)) => k
+            .parse::<u32>()
+            .ok()
+            .and_then(|k| 1usize.checked_shl(k).filter(|_| k < 63)),
+        Some(_) => None,
+        None => text.parse::<usize>().ok(),
+    };
+    match parsed {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a size (a positive integer or 2^k)"
+        )),
+    }
+}
+
+/// `NAME=SECONDS`.
+pub fn parse_assignment(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: write NAME=SECONDS, e.g. t=4.5e-7"))?;
+    let value: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
+    if !value.is_finite() {
+        return Err(format!("`{text}`: the value must be finite"));
+    }
+    Ok((name.trim().to_string(), value))
+}
+
+/// What `harness maxplus` was asked.
+pub struct MaxplusArgs {
+    /// The graph file.
+    pub graph: PathBuf,
+    /// A calibration file for the values.
+    pub calibration: Option<PathBuf>,
+    /// Executors n, overriding the calibration's.
+    pub n_exec: Option<u64>,
+    /// Sizes to predict.
+    pub sizes: Vec<usize>,
+    /// NAME=SECONDS values, overriding the calibration's.
+    pub set: Vec<(String, f64)>,
+    /// JSON out.
+    pub json: bool,
+}
+
+/// `harness maxplus`.
+pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
+    let graph = KernelGraph::load(&args.graph)?;
+    let summary = summarise(&graph)?;
+    let inputs = args
+        .calibration
+        .as_deref()
+        .map(Calibration::load)
+        .transpose()?
+        .map(|c| ModelInputs::from_calibration(&c));
+    let plan = kernel_for(graph.name()).map_or(LaunchPlan::Elements, |k| k.plan);
+    let mut predictions = Vec::new();
+    let mut executors = args.n_exec;
+    if !args.sizes.is_empty() {
+        let (parameters, launch) = values(inputs.as_ref(), &args.set)?;
+        let n = match args.n_exec.or(inputs.as_ref().map(ModelInputs::executors)) {
+            Some(0) => bail!("--n-exec must be at least 1"),
+            Some(n) => n,
+            None => bail!("give --n-exec, or --calibration for the measured n"),
+        };
+        executors = Some(n);
+        for &size in &args.sizes {
+            predictions.push((
+                size,
+                predict_iteration(&graph, plan, &parameters, n, launch, size)?,
+            ));
+        }
+    }
+    if args.json {
+        let out = serde_json::json!({
+            "graph": summary,
+            "inputs": inputs,
+            "executors": executors,
+            "launch_plan": plan,
+            "predictions": predictions
+                .iter()
+                .map(|(size, v)| serde_json::json!({"size": size, "variants": v}))
+                .collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    print!("{}", graph_report(&summary));
+    if let Some(inputs) = &inputs {
+        let n = executors.unwrap_or_else(|| inputs.executors());
+        print!("\n{}", inputs_table(inputs, n));
+    }
+    if !predictions.is_empty() {
+        println!(
+            "\npredicted time per iteration ({}), n = {}:",
+            plan_text(plan),
+            executors.unwrap_or(1)
+        );
+        print!("{}", predictions_table(&predictions));
+        println!("* = our extension (overlapping rounds + launch overhead), not the paper's model");
+    }
+    Ok(())
+}
+
+fn plan_text(plan: LaunchPlan) -> &'static str {
+    match plan {
+        LaunchPlan::Elements => "N instances in one launch",
+        LaunchPlan::Interior2d => "an N×N grid, (N−2)² instances in one launch",
+        LaunchPlan::AntiDiagonals => "an N×N grid, one launch per anti-diagonal",
+        LaunchPlan::LineSweeps3d => "an N³ cube, 3 sweeps of (N−2)² lines of N−2 steps",
+    }
+}
+
+/// The parameters from the calibration and `--set`, and the launch overhead.
+fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parameters, f64)> {
+    match inputs {
+        Some(i) => Ok((i.parameters(set)?, i.launch_seconds)),
+        None => {
+            let mut p = Parameters::new();
+            for (name, value) in set {
+                p.set(name, *value)?;
+            }
+            Ok((p, 0.0))
+        }
+    }
+}
+
+/// What `harness validate-maxplus` was asked.
+pub struct ValidateMaxplusArgs {
+    /// The graph file.
+    pub graph: PathBuf,
+    /// Sizes to run.
+    pub sizes: Vec<usize>,
+    /// The calibration (default: the device's under `output_dir`).
+    pub calibration: Option<PathBuf>,
+    /// Executors n, overriding the calibration's.
+    pub n_exec: Option<u64>,
+    /// Iterations per run.
+    pub iters: usize,
+    /// Runs per size.
+    pub repeat: usize,
+    /// The device.
+    pub device: Option<DeviceSelector>,
+    /// Folder of calibrations and results.
+    pub output_dir: PathBuf,
+    /// Folder of the figure.
+    pub plot_dir: PathBuf,
+    /// JSON out.
+    pub json: bool,
+}
+
+/// `harness validate-maxplus`.
+pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
+    let graph = KernelGraph::load(&args.graph)?;
+    kernel_for(graph.name())?;
+    let list = discover();
+    let index = pick_device(&list, args.device)?;
+    let device = list.devices[index].as_ref();
+    let calibration_path = args
+        .calibration
+        .clone()
+        .unwrap_or_else(|| default_path(&args.output_dir, device.info()));
+    if !calibration_path.exists() {
+        bail!(
+            "no calibration for {} at {}: run `harness calibrate --device {index}` first, or give --calibration",
+            device.info().name,
+            calibration_path.display()
+        );
+    }
+    let calibration = Calibration::load(&calibration_path)?;
+    if calibration.device.name != device.info().name {
+        eprintln!(
+            "note: the calibration is of {}, the kernel runs on {}",
+            calibration.device.name,
+            device.info().name
+        );
+    }
+    let inputs = ModelInputs::from_calibration(&calibration);
+    let executors = match args.n_exec {
+        Some(0) => bail!("--n-exec must be at least 1"),
+        Some(n) => n,
+        None => inputs.executors(),
+    };
+    eprintln!(
+        "validating {} on device {index}: {} (n = {executors}, parameters from {})",
+        graph.name(),
+        device.info().name,
+        calibration_path.display()
+    );
+    let options = MaxPlusRunOptions {
+        inputs,
+        executors,
+        sizes: args.sizes.clone(),
+        iterations: args.iters,
+        repeats: args.repeat,
+    };
+    let v = validate_maxplus(&graph, device, &options, |line| eprintln!("{line}"))?;
+    let stem = calibration_stem(&calibration_path, graph.name());
+    write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", validation_report(&v));
+    }
+    if !v.rows.is_empty() {
+        let name = format!("{}.maxplus.{}", device.info().slug(), graph.name());
+        for p in harness::plot::maxplus_figure::maxplus_figure(&v, &args.plot_dir, &name)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// `<calibration without .json>.maxplus.<graph>`, beside the calibration.
+fn calibration_stem(calibration: &Path, graph: &str) -> PathBuf {
+    let base = calibration.with_extension("");
+    let mut name = base.as_os_str().to_owned();
+    name.push(format!(".maxplus.{graph}"));
+    PathBuf::from(name)
+}
+
+/// Write `<stem>.json` and `<stem>.csv` atomically.
+pub fn write_pair(stem: &Path, json: &str, csv: &str) -> Result<()> {
+    let json_path = with_suffix(stem, "json");
+    let csv_path = with_suffix(stem, "csv");
+    write_atomically(&json_path, json.as_bytes())
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
+    write_atomically(&csv_path, csv.as_bytes())
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    eprintln!("wrote {} and {}", json_path.display(), csv_path.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_accept_powers_of_two() {
+        assert_eq!(parse_size("1024"), Ok(1024));
+        assert_eq!(parse_size("2^20"), Ok(1 << 20));
+        assert!(parse_size("3^2").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("2^99").is_err());
+    }
+
+    #[test]
+    fn assignments_need_a_name_and_a_number() {
+        assert_eq!(parse_assignment("t=4e-7"), Ok(("t".into(), 4e-7)));
+        assert!(parse_assignment("t").is_err());
+        assert!(parse_assignment("t=abc").is_err());
+        assert!(parse_assignment("t=inf").is_err());
+    }
+}

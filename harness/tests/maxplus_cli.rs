@@ -1,0 +1,199 @@
+//! `harness maxplus` and `harness validate-maxplus`: the paper's formulas on the shipped
+//! graphs, predictions from a calibration, a host validation run, and one clear error line
+//! for bad graphs.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn harness() -> Command {
+    Command::cargo_bin("harness").unwrap()
+}
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(path)
+}
+
+const HOST_CALIBRATION: &str = "calibrations/host-intel-r-xeon-r-processor-2-50ghz.json";
+
+fn error_line(output: &std::process::Output) -> String {
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    errors[0].to_string()
+}
+
+#[test]
+fn maxplus_prints_the_papers_z2_formulas() {
+    let out = harness()
+        .args(["maxplus"])
+        .arg(repo("kernels/graphs/vadd_z2.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("height k = 3"), "{text}");
+    assert!(
+        text.contains("⟨1_o, Z^⊙3 ⊙ 1_i⟩ (paper, literally) = T + τ + t"),
+        "{text}"
+    );
+    assert!(
+        text.contains("T + τ + t + (2n − 1)Δt + (n − 1)ΔT"),
+        "{text}"
+    );
+    assert!(text.contains("ext_pipelined (extension)"), "{text}");
+}
+
+#[test]
+fn maxplus_predicts_from_a_calibration_as_json() {
+    let out = harness()
+        .args(["maxplus"])
+        .arg(repo("kernels/graphs/triad.toml"))
+        .arg("--calibration")
+        .arg(repo(HOST_CALIBRATION))
+        .args(["--sizes", "2^10,4096", "--n-exec", "4", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["executors"], 4);
+    let predictions = json["predictions"].as_array().unwrap();
+    assert_eq!(predictions.len(), 2);
+    assert_eq!(predictions[0]["size"], 1024);
+    let variants = predictions[0]["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 5);
+    // ⌈1024/4⌉ = 256 rounds of T + t with the calibration's values.
+    let calibration: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo(HOST_CALIBRATION)).unwrap()).unwrap();
+    let t = calibration["parameters"]["t"]["value"].as_f64().unwrap() * 1e-9;
+    let big_t = calibration["parameters"]["T"]["value"].as_f64().unwrap() * 1e-9;
+    let naive = variants[0]["seconds"].as_f64().unwrap();
+    assert!(
+        (naive / (256.0 * (t + big_t)) - 1.0).abs() < 1e-9,
+        "{naive}"
+    );
+}
+
+#[test]
+fn sizes_without_values_and_bad_graphs_are_one_line() {
+    let out = harness()
+        .args(["maxplus"])
+        .arg(repo("kernels/graphs/triad.toml"))
+        .args(["--sizes", "1000"])
+        .output()
+        .unwrap();
+    assert!(error_line(&out).contains("--calibration"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let cyclic = dir.path().join("cycle.toml");
+    std::fs::write(
+        &cyclic,
+        r#"
+[[nodes]]
+id = "o"
+kind = "output"
+[[nodes]]
+id = "a"
+kind = "op"
+[[nodes]]
+id = "b"
+kind = "op"
+[[nodes]]
+id = "i"
+kind = "input"
+[[arcs]]
+from = "i"
+to = "a"
+weight = "t"
+[[arcs]]
+from = "a"
+to = "b"
+weight = "tau"
+[[arcs]]
+from = "b"
+to = "a"
+weight = "tau"
+[[arcs]]
+from = "b"
+to = "o"
+weight = "T"
+"#,
+    )
+    .unwrap();
+    let out = harness().arg("maxplus").arg(&cyclic).output().unwrap();
+    let line = error_line(&out);
+    assert!(line.contains("cycle"), "{line}");
+
+    let unknown = dir.path().join("unknown.toml");
+    std::fs::write(
+        &unknown,
+        "[[nodes]]\nid = \"o\"\nkind = \"output\"\n[[nodes]]\nid = \"i\"\nkind = \"input\"\n[[arcs]]\nfrom = \"i\"\nto = \"o\"\nweight = \"t + q\"\n",
+    )
+    .unwrap();
+    let out = harness().arg("maxplus").arg(&unknown).output().unwrap();
+    assert!(error_line(&out).contains("`q`"));
+
+    let mine = dir.path().join("mine.toml");
+    std::fs::write(
+        &mine,
+        "[[nodes]]\nid = \"o\"\nkind = \"output\"\n[[nodes]]\nid = \"i\"\nkind = \"input\"\n[[arcs]]\nfrom = \"i\"\nto = \"o\"\nweight = \"t + T\"\n",
+    )
+    .unwrap();
+    let out = harness()
+        .args(["validate-maxplus", "--sizes", "64"])
+        .arg(&mine)
+        .output()
+        .unwrap();
+    assert!(error_line(&out).contains("describes no built-in kernel"));
+}
+
+#[test]
+fn validate_maxplus_on_the_host_writes_results_beside_the_calibration() {
+    let dir = tempfile::tempdir().unwrap();
+    let calibration = dir.path().join("host.json");
+    std::fs::copy(repo(HOST_CALIBRATION), &calibration).unwrap();
+    let plots = dir.path().join("plots");
+    let out = harness()
+        .args(["validate-maxplus"])
+        .arg(repo("kernels/graphs/triad.toml"))
+        .args([
+            "--sizes",
+            "2^12,2^14",
+            "--device",
+            "host",
+            "--iters",
+            "2",
+            "--repeat",
+            "3",
+        ])
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--plot-dir")
+        .arg(&plots)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lowest median error"), "{text}");
+    let json = dir.path().join("host.maxplus.triad.json");
+    let csv = dir.path().join("host.maxplus.triad.csv");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(result["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(csv).unwrap().lines().count(),
+        1 + 2 * 5
+    );
+    let figures: Vec<_> = std::fs::read_dir(&plots).unwrap().collect();
+    assert_eq!(figures.len(), 3, "svg, png and csv");
+}
