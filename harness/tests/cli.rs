@@ -212,3 +212,73 @@ fn balance_prints_the_decomposition_and_refuses_bad_phi() {
         one_error_line(&out);
     }
 }
+
+#[test]
+fn balance_measures_the_sor_batch_and_runs_the_splits_on_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "balance",
+            "--workload",
+            "sor",
+            "--size",
+            "24",
+            "--grids",
+            "6",
+            "--sweeps",
+            "2",
+            "--device",
+            "host",
+            "--q",
+            "2",
+            "--run",
+            "--repeat",
+            "1",
+            "--json",
+            "--plot",
+            "plots",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let phi = m["decomposition"]["phi"].as_f64().unwrap();
+    assert!(phi > 0.0 && phi < 1.0, "{phi}");
+    let runs = m["runs"].as_array().unwrap();
+    assert!(runs.len() >= 3, "{runs:?}");
+    for r in runs {
+        assert!(r["speedup"].as_f64().unwrap() > 0.0);
+    }
+    let written: Vec<String> = std::fs::read_dir(dir.path().join("plots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        written.iter().any(|f| f.ends_with(".balance.sor-24.png")),
+        "{written:?}"
+    );
+    assert!(dir.path().join("calibrations").read_dir().unwrap().count() >= 2);
+
+    for args in [
+        vec!["--workload", "adi", "--size", "24"],
+        vec!["--workload", "sor"],
+        vec!["--workload", "sor", "--size", "2"],
+        vec!["--workload", "sor", "--size", "24", "--r", "2", "--run"],
+        vec!["--phi", "0.3", "--rho", "5.7"],
+    ] {
+        let out = harness()
+            .current_dir(dir.path())
+            .arg("balance")
+            .args(&args)
+            .args(["--device", "host"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        one_error_line(&out);
+    }
+}

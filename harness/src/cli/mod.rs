@@ -1,5 +1,6 @@
 //! Argument parsing (clap derive) and the commands.
 
+mod balance;
 mod maxplus;
 
 use std::path::PathBuf;
@@ -117,32 +118,15 @@ enum Command {
     /// share phi and accelerator speed-up rho: the best number of cores to join to the
     /// accelerators, the speed-ups (proportional, K^D, K^max) and the balancing shares.
     ///
-    /// Give phi and rho, or the measured times T1,T_M,T_S (seconds) with --times.
-    Balance {
-        /// phi, the MIMD fragment's share of T1, in (0, 1).
-        #[arg(long, required_unless_present = "times", allow_negative_numbers = true)]
-        phi: Option<f64>,
-        /// rho, how much faster one accelerator runs the SIMD fragment than one core.
-        #[arg(long, required_unless_present = "times", allow_negative_numbers = true)]
-        rho: Option<f64>,
-        /// T1,T_M,T_S: whole process on one core, MIMD fragment on one core, SIMD fragment
-        /// on one accelerator (seconds).
-        #[arg(long, value_delimiter = ',', conflicts_with_all = ["phi", "rho"])]
-        times: Option<Vec<f64>>,
-        /// CPU cores.
-        #[arg(long)]
-        q: u32,
-        /// Accelerators.
-        #[arg(long)]
-        r: u32,
-        /// Also draw K^max, K^D and the proportional split against phi (the paper's Fig. 6)
-        /// into this folder.
-        #[arg(long, value_name = "DIR")]
-        plot: Option<PathBuf>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    /// Give phi and rho (with --q and --r), or the measured times T1,T_M,T_S with --times,
+    /// or let the harness measure them: --workload sor --size N runs a batch of SOR problems
+    /// (SIMD fragment: red-black sweeps on the accelerator; MIMD fragment: the convergence
+    /// control on a core; see README) with q = the host's cores and r = 1. --run then
+    /// executes the recommended split, the proportional split, the accelerator alone and
+    /// the cores alone for real and puts the measured speed-ups beside the model's.
+    ///
+    /// Example: harness balance --workload sor --size 512 --run --plot plots
+    Balance(balance::BalanceArgs),
     /// Predict a large size from a small-scale series (Escobar & Boppana's fractal fit):
     /// per phase and in total the fractal dimension, the prediction with its 95 % prediction
     /// interval, and the polynomial and a·N^c + b baselines on the same points.
@@ -338,15 +322,7 @@ pub fn run() -> Result<()> {
             after,
             json,
         } => compare_command(&before, &after, json),
-        Command::Balance {
-            phi,
-            rho,
-            times,
-            q,
-            r,
-            plot,
-            json,
-        } => balance_command(phi, rho, times, q, r, plot, json),
+        Command::Balance(args) => balance::balance_command(args),
         Command::Validate {
             workload,
             small,
@@ -580,37 +556,6 @@ fn series_command(
         &serde_json::to_string_pretty(&series)?,
         &series.to_csv(),
     )
-}
-
-fn balance_command(
-    phi: Option<f64>,
-    rho: Option<f64>,
-    times: Option<Vec<f64>>,
-    q: u32,
-    r: u32,
-    plot: Option<PathBuf>,
-    json: bool,
-) -> Result<()> {
-    use harness::model::stepanenko::Hybrid;
-    let hybrid = match (times.as_deref(), phi, rho) {
-        (Some([t1, tm, ts]), _, _) => Hybrid::from_times(*t1, *tm, *ts, q, r)?,
-        (_, Some(phi), Some(rho)) => Hybrid::new(phi, rho, q, r)?,
-        (Some(other), _, _) => bail!("--times takes three values T1,T_M,T_S, got {}", other.len()),
-        _ => bail!("give --phi and --rho, or --times T1,T_M,T_S"),
-    };
-    let d = hybrid.decompose();
-    if json {
-        println!("{}", serde_json::to_string_pretty(&d)?);
-    } else {
-        print!("{}", views::decomposition_table(&d));
-    }
-    if let Some(dir) = plot {
-        let paths = harness::plot::stepanenko_figure(&hybrid, &dir)?;
-        for p in paths {
-            eprintln!("wrote {}", p.display());
-        }
-    }
-    Ok(())
 }
 
 fn predict_command(

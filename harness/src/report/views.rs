@@ -390,3 +390,64 @@ pub fn window_report(w: &crate::workloads::validate::LargeWindow) -> String {
     }
     out
 }
+
+/// The measured fragments of a hybrid program and the φ, ρ they give.
+pub fn fragments_table(f: &crate::workloads::hybrid::FragmentTimes, q: u32, r: u32) -> String {
+    let mut t = Table::new(["time", "median s", "95% CI", "what"]);
+    let ci =
+        |s: &crate::fit::stats::Summary| format!("[{}, {}]", sig(s.ci95[0], 3), sig(s.ci95[1], 3));
+    t.row([
+        "T1".to_string(),
+        sig(f.t1.median, 4),
+        ci(&f.t1),
+        "the whole batch on one core".to_string(),
+    ]);
+    t.row([
+        "T_M".to_string(),
+        sig(f.t_mimd.median, 4),
+        ci(&f.t_mimd),
+        "MIMD fragments (convergence control) on one core".to_string(),
+    ]);
+    t.row([
+        "T_S".to_string(),
+        sig(f.t_simd.median, 4),
+        ci(&f.t_simd),
+        "SIMD fragments (sweeps) on the accelerator, transfers included".to_string(),
+    ]);
+    let phi = f.t_mimd.median / f.t1.median;
+    let rho = (1.0 - phi) * f.t1.median / f.t_simd.median;
+    format!(
+        "{}phi = T_M/T1 = {phi:.4}, rho = (1 - phi)·T1/T_S = {rho:.3}; q = {q} cores, r = {r} accelerator(s); device results verified (max rel. error {:.1e})\n\n",
+        t.render(),
+        f.max_rel_error
+    )
+}
+
+/// Measured against predicted speed-up per split.
+pub fn split_runs_table(runs: &[crate::workloads::hybrid::SplitRun]) -> String {
+    let mut t = Table::new([
+        "split",
+        "cores alone",
+        "problems/core",
+        "hybrid cores",
+        "hybrid problems",
+        "wall s",
+        "measured K",
+        "predicted K",
+        "measured/predicted",
+    ]);
+    for r in runs {
+        t.row([
+            r.split.name.clone(),
+            r.split.homogeneous_cores.to_string(),
+            r.split.problems_per_core.to_string(),
+            r.split.hybrid_cores.to_string(),
+            r.split.hybrid_problems.to_string(),
+            sig(r.seconds.median, 4),
+            format!("{:.2}", r.speedup),
+            format!("{:.2}", r.predicted),
+            format!("{:.2}", r.speedup / r.predicted),
+        ]);
+    }
+    t.render()
+}

@@ -6,6 +6,7 @@
 //! `run`, `series` and the predictors treat them alike.
 
 pub mod adi;
+pub mod hybrid;
 pub mod line_solve;
 pub mod lu_ssor;
 pub mod phases;

@@ -1,0 +1,269 @@
+//! `harness balance`: Stepanenko's model alone, from measured fragments, and run for real.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use serde::Serialize;
+
+use harness::backend::{discover, DeviceSelector};
+use harness::model::stepanenko::{Decomposition, Hybrid};
+use harness::plot::{save_bars, BarFigure};
+use harness::report::views;
+use harness::workloads::hybrid::{
+    measure_fragments, run_split, FragmentTimes, SorBatch, Split, SplitRun,
+};
+
+use super::maxplus::write_pair;
+use super::pick_device;
+
+/// What `harness balance` was asked.
+#[derive(Args, Debug)]
+pub struct BalanceArgs {
+    /// phi, the MIMD fragment's share of T1, in (0, 1).
+    #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["times", "workload"])]
+    phi: Option<f64>,
+    /// rho, how much faster one accelerator runs the SIMD fragment than one core.
+    #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["times", "workload"])]
+    rho: Option<f64>,
+    /// T1,T_M,T_S: whole process on one core, MIMD fragment on one core, SIMD fragment
+    /// on one accelerator (seconds).
+    #[arg(long, value_delimiter = ',', conflicts_with = "workload")]
+    times: Option<Vec<f64>>,
+    /// Measure phi and rho on this program (only `sor`: a batch of SOR problems).
+    #[arg(long)]
+    workload: Option<String>,
+    /// Grid side N of each problem (with --workload).
+    #[arg(long, short = 'n', requires = "workload")]
+    size: Option<usize>,
+    /// Problems in the batch (with --workload).
+    #[arg(long, default_value_t = 32)]
+    grids: usize,
+    /// Red-black sweeps per problem, the SIMD fragment (with --workload).
+    #[arg(long, default_value_t = 10)]
+    sweeps: usize,
+    /// Timed repeats of each measurement and split.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// The accelerator: index, backend or part of a name (default: the best found).
+    #[arg(long, short, value_name = "SEL")]
+    device: Option<DeviceSelector>,
+    /// CPU cores (default with --workload: the host's).
+    #[arg(long)]
+    q: Option<u32>,
+    /// Accelerators (default with --workload: 1).
+    #[arg(long)]
+    r: Option<u32>,
+    /// Run the recommended split, the proportional split, the accelerator alone and the
+    /// cores alone for real (with --workload).
+    #[arg(long, requires = "workload")]
+    run: bool,
+    /// Draw the paper's Fig. 6 (and with --run the measured-against-predicted bars) here.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
+    /// Folder for the measured result (JSON and CSV).
+    #[arg(long, value_name = "DIR", default_value = "calibrations")]
+    output_dir: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The measured part of a balance run.
+#[derive(Debug, Serialize)]
+struct Measured {
+    fragments: FragmentTimes,
+    decomposition: Decomposition,
+    runs: Vec<SplitRun>,
+}
+
+/// `harness balance`.
+pub fn balance_command(args: BalanceArgs) -> Result<()> {
+    if args.workload.is_some() {
+        return measured_balance(&args);
+    }
+    let (Some(q), Some(r)) = (args.q, args.r) else {
+        bail!("give --q and --r (cores and accelerators), or --workload to detect them");
+    };
+    let hybrid = match (args.times.as_deref(), args.phi, args.rho) {
+        (Some([t1, tm, ts]), _, _) => Hybrid::from_times(*t1, *tm, *ts, q, r)?,
+        (Some(other), _, _) => bail!("--times takes three values T1,T_M,T_S, got {}", other.len()),
+        (None, Some(phi), Some(rho)) => Hybrid::new(phi, rho, q, r)?,
+        _ => bail!("give --phi and --rho, --times T1,T_M,T_S, or --workload sor --size N"),
+    };
+    show(&hybrid.decompose(), args.json)?;
+    plot_fig6(&hybrid, args.plot.as_ref())
+}
+
+fn show(d: &Decomposition, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(d)?);
+    } else {
+        print!("{}", views::decomposition_table(d));
+    }
+    Ok(())
+}
+
+fn plot_fig6(hybrid: &Hybrid, dir: Option<&PathBuf>) -> Result<()> {
+    if let Some(dir) = dir {
+        for p in harness::plot::stepanenko_figure(hybrid, dir)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+fn measured_balance(args: &BalanceArgs) -> Result<()> {
+    let name = args.workload.as_deref().unwrap_or_default();
+    if name != "sor" {
+        bail!("--workload {name}: the measured split is defined for `sor` (a batch of SOR problems) only");
+    }
+    let Some(size) = args.size else {
+        bail!("--workload sor needs --size N (the grid side)");
+    };
+    let batch = SorBatch::new(size, args.grids, args.sweeps)?;
+    let q = match args.q {
+        Some(q) => q,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+    };
+    let r = args.r.unwrap_or(1);
+    if args.run && r != 1 {
+        bail!("--run drives one accelerator; give --r 1 (or leave it out)");
+    }
+    let list = discover();
+    let index = pick_device(&list, args.device.clone())?;
+    let device = list.devices[index].as_ref();
+    eprintln!(
+        "measuring the SOR batch (N = {size}, {} problems, {} sweeps) on one core and on device {index}: {}",
+        batch.grids,
+        batch.sweeps,
+        device.info().name
+    );
+    let fragments = measure_fragments(batch, device, args.repeat)?;
+    let hybrid = Hybrid::from_times(
+        fragments.t1.median,
+        fragments.t_mimd.median,
+        fragments.t_simd.median,
+        q,
+        r,
+    )?;
+    let decomposition = hybrid.decompose();
+    let runs = if args.run {
+        run_splits(batch, device, &fragments, &decomposition, args.repeat)?
+    } else {
+        Vec::new()
+    };
+    let measured = Measured {
+        fragments,
+        decomposition,
+        runs,
+    };
+    let stem = args
+        .output_dir
+        .join(format!("{}.balance.sor-{size}", device.info().slug()));
+    write_pair(
+        &stem,
+        &serde_json::to_string_pretty(&measured)?,
+        &runs_csv(&measured.runs),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&measured)?);
+    } else {
+        print!("{}", views::fragments_table(&measured.fragments, q, r));
+        print!("{}", views::decomposition_table(&measured.decomposition));
+        if !measured.runs.is_empty() {
+            print!("\n{}", views::split_runs_table(&measured.runs));
+        }
+    }
+    plot_fig6(&hybrid, args.plot.as_ref())?;
+    if let (Some(dir), false) = (&args.plot, measured.runs.is_empty()) {
+        let figure = BarFigure {
+            title: format!("speed-up over one core, SOR batch N = {size}"),
+            y_label: "speed-up K over T1".into(),
+            series: vec!["predicted (model)".into(), "measured".into()],
+            groups: measured
+                .runs
+                .iter()
+                .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
+                .collect(),
+        };
+        let stem = dir.join(format!("{}.balance.sor-{size}", device.info().slug()));
+        for p in save_bars(&figure, &stem)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// The splits `--run` executes, with the model's speed-up for each.
+fn run_splits(
+    batch: SorBatch,
+    device: &dyn harness::backend::Device,
+    fragments: &FragmentTimes,
+    d: &Decomposition,
+    repeat: usize,
+) -> Result<Vec<SplitRun>> {
+    let h = &d.hybrid;
+    let q = h.q as usize;
+    let q_star = d.q_star as usize;
+    let recommended = format!("recommended (q* = {q_star})");
+    let mut splits = vec![(
+        Split::balanced(
+            &recommended,
+            batch.grids,
+            q - q_star,
+            d.shares.homogeneous_core_work,
+            q_star,
+        ),
+        d.k_d,
+    )];
+    if q_star != q {
+        splits.push((
+            Split::balanced("proportional", batch.grids, 0, 0.0, q),
+            d.k_proportional,
+        ));
+    }
+    splits.push((
+        Split::balanced("accelerator + 1 core", batch.grids, 0, 0.0, 1),
+        h.k_11(),
+    ));
+    splits.push((
+        Split::balanced("cores alone", batch.grids, q, 0.0, 0),
+        q as f64,
+    ));
+    let mut runs = Vec::new();
+    for (split, predicted) in splits {
+        eprintln!("running split: {}", split.name);
+        runs.push(run_split(
+            batch,
+            device,
+            &split,
+            fragments.t1.median,
+            predicted,
+            repeat,
+        )?);
+    }
+    Ok(runs)
+}
+
+fn runs_csv(runs: &[SplitRun]) -> String {
+    let mut out = String::from(
+        "split,homogeneous_cores,problems_per_core,hybrid_cores,hybrid_problems,seconds,ci_low,ci_high,measured_speedup,predicted_speedup\n",
+    );
+    for r in runs {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            harness::plot::csv_field(&r.split.name),
+            r.split.homogeneous_cores,
+            r.split.problems_per_core,
+            r.split.hybrid_cores,
+            r.split.hybrid_problems,
+            r.seconds.median,
+            r.seconds.ci95[0],
+            r.seconds.ci95[1],
+            r.speedup,
+            r.predicted
+        ));
+    }
+    out
+}
