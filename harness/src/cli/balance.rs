@@ -149,7 +149,7 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
     )?;
     let decomposition = hybrid.decompose();
     let runs = if args.run {
-        run_splits(batch, device, &fragments, &decomposition, args.repeat)?
+        run_splits(batch, device, &decomposition, args.repeat)?
     } else {
         Vec::new()
     };
@@ -199,7 +199,6 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
 fn run_splits(
     batch: SorBatch,
     device: &dyn harness::backend::Device,
-    fragments: &FragmentTimes,
     d: &Decomposition,
     repeat: usize,
 ) -> Result<Vec<SplitRun>> {
@@ -234,25 +233,18 @@ fn run_splits(
     let mut runs = Vec::new();
     for (split, predicted) in splits {
         eprintln!("running split: {}", split.name);
-        runs.push(run_split(
-            batch,
-            device,
-            &split,
-            fragments.t1.median,
-            predicted,
-            repeat,
-        )?);
+        runs.push(run_split(batch, device, &split, predicted, repeat)?);
     }
     Ok(runs)
 }
 
 fn runs_csv(runs: &[SplitRun]) -> String {
     let mut out = String::from(
-        "split,homogeneous_cores,problems_per_core,hybrid_cores,hybrid_problems,seconds,ci_low,ci_high,measured_speedup,predicted_speedup\n",
+        "split,homogeneous_cores,problems_per_core,hybrid_cores,hybrid_problems,seconds,ci_low,ci_high,paired_t1_seconds,measured_speedup,predicted_speedup\n",
     );
     for r in runs {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
             harness::plot::csv_field(&r.split.name),
             r.split.homogeneous_cores,
             r.split.problems_per_core,
@@ -261,6 +253,7 @@ fn runs_csv(runs: &[SplitRun]) -> String {
             r.seconds.median,
             r.seconds.ci95[0],
             r.seconds.ci95[1],
+            r.paired_t1.median,
             r.speedup,
             r.predicted
         ));
