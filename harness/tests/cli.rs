@@ -1,20 +1,11 @@
 //! The binary's contract: tables and JSON, and one clear error line with exit code 2 for
 //! bad input, never a panic or a partial file.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn harness() -> Command {
-    Command::cargo_bin("harness").unwrap()
-}
+mod common;
 
-fn one_error_line(output: &std::process::Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
-    errors[0].to_string()
-}
+use common::{harness, one_error_line};
 
 #[test]
 fn devices_lists_the_host_as_table_and_json() {

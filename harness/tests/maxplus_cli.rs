@@ -4,26 +4,15 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
+mod common;
 
-fn harness() -> Command {
-    Command::cargo_bin("harness").unwrap()
-}
+use common::{harness, one_error_line as error_line};
 
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(path)
 }
 
 const HOST_CALIBRATION: &str = "calibrations/host-intel-r-xeon-r-processor-2-50ghz.json";
-
-fn error_line(output: &std::process::Output) -> String {
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
-    errors[0].to_string()
-}
 
 #[test]
 fn maxplus_prints_the_papers_z2_formulas() {

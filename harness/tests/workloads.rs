@@ -2,6 +2,10 @@
 //! and on the OpenCL CPU device (PoCL in CI); series files; bad input.
 
 use assert_cmd::Command;
+
+mod common;
+
+use common::fails_with;
 use harness::backend::{discover, select, BackendKind, DeviceSelector};
 use harness::workloads::registry::{has_layouts, lookup, names};
 use harness::workloads::series::{run_series, Series};
@@ -123,20 +127,6 @@ fn series_command_writes_json_and_csv_beside_the_calibrations() {
     );
     let series = Series::load(&dir.path().join("calibrations").join(json)).unwrap();
     assert_eq!(series.points.len(), 3);
-}
-
-fn fails_with(args: &[&str], needle: &str) {
-    let out = Command::cargo_bin("harness")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "{stderr}");
-    assert!(errors[0].contains(needle), "{stderr}");
-    assert!(!stderr.contains("panicked"));
 }
 
 #[test]

@@ -29,6 +29,26 @@ struct Cli {
     command: Command,
 }
 
+/// How a series is run: shared by `series` and `validate`.
+#[derive(clap::Args, Debug)]
+struct SeriesOptions {
+    /// Iterations per run.
+    #[arg(long, default_value_t = 10)]
+    iters: usize,
+    /// Runs per size.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// plain or reordered, for sor, adi and line-solve (default: reordered).
+    #[arg(long)]
+    layout: Option<Layout>,
+    /// Device: index, backend or part of a name (default: the best found).
+    #[arg(long, short, value_name = "SEL")]
+    device: Option<DeviceSelector>,
+    /// Folder for the files.
+    #[arg(long, value_name = "DIR", default_value = "calibrations")]
+    output_dir: PathBuf,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// List every device of every backend (CUDA, OpenCL, host), numbered for --device.
@@ -98,21 +118,8 @@ enum Command {
         /// Sizes: integers or 2^k, comma-separated.
         #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         sizes: Vec<usize>,
-        /// Iterations per run.
-        #[arg(long, default_value_t = 10)]
-        iters: usize,
-        /// Runs per size.
-        #[arg(long, default_value_t = 5)]
-        repeat: usize,
-        /// plain or reordered, for sor and adi (default: reordered).
-        #[arg(long)]
-        layout: Option<Layout>,
-        /// Device: index, backend or part of a name (default: the best found).
-        #[arg(long, short, value_name = "SEL")]
-        device: Option<DeviceSelector>,
-        /// Folder for the files.
-        #[arg(long, value_name = "DIR", default_value = "calibrations")]
-        output_dir: PathBuf,
+        #[command(flatten)]
+        runs: SeriesOptions,
     },
     /// Stepanenko's decomposition of q cores and r accelerators for a process with MIMD
     /// share phi and accelerator speed-up rho: the best number of cores to join to the
@@ -164,21 +171,8 @@ enum Command {
         /// The large sizes to predict and measure: integers or 2^k, comma-separated.
         #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         large: Vec<usize>,
-        /// Iterations per run.
-        #[arg(long, default_value_t = 10)]
-        iters: usize,
-        /// Runs per size.
-        #[arg(long, default_value_t = 5)]
-        repeat: usize,
-        /// plain or reordered, for sor, adi and line-solve.
-        #[arg(long)]
-        layout: Option<Layout>,
-        /// Device: index, backend or part of a name (default: the best found).
-        #[arg(long, short, value_name = "SEL")]
-        device: Option<DeviceSelector>,
-        /// Folder for the files.
-        #[arg(long, value_name = "DIR", default_value = "calibrations")]
-        output_dir: PathBuf,
+        #[command(flatten)]
+        runs: SeriesOptions,
         /// The device's calibration, for the windowed variant (default: the device's file
         /// under --output-dir; without one only the paper's variant runs).
         #[arg(long, value_name = "FILE")]
@@ -327,23 +321,9 @@ pub fn run() -> Result<()> {
             workload,
             small,
             large,
-            iters,
-            repeat,
-            layout,
-            device,
-            output_dir,
+            runs,
             calibration,
-        } => validate_command(
-            &workload,
-            &small,
-            &large,
-            iters,
-            repeat,
-            layout,
-            device,
-            &output_dir,
-            calibration,
-        ),
+        } => validate_command(&workload, &small, &large, &runs, calibration),
         Command::Predict {
             series,
             target,
@@ -362,20 +342,8 @@ pub fn run() -> Result<()> {
         Command::Series {
             workload,
             sizes,
-            iters,
-            repeat,
-            layout,
-            device,
-            output_dir,
-        } => series_command(
-            &workload,
-            &sizes,
-            iters,
-            repeat,
-            layout,
-            device,
-            &output_dir,
-        ),
+            runs,
+        } => series_command(&workload, &sizes, &runs),
     }
 }
 
@@ -523,18 +491,12 @@ fn run_command(
     Ok(())
 }
 
-fn series_command(
-    name: &str,
-    sizes: &[usize],
-    iters: usize,
-    repeat: usize,
-    layout: Option<Layout>,
-    selector: Option<DeviceSelector>,
-    output_dir: &std::path::Path,
-) -> Result<()> {
+fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions) -> Result<()> {
+    let (iters, repeat, layout, output_dir) =
+        (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
     let workload = lookup(name, layout)?;
     let list = discover();
-    let index = pick_device(&list, selector)?;
+    let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
     eprintln!(
         "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {repeat} runs each",
@@ -637,21 +599,18 @@ fn device_facts(
     )))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn validate_command(
     name: &str,
     small: &[usize],
     large: &[usize],
-    iters: usize,
-    repeat: usize,
-    layout: Option<Layout>,
-    selector: Option<DeviceSelector>,
-    output_dir: &std::path::Path,
+    runs: &SeriesOptions,
     calibration: Option<PathBuf>,
 ) -> Result<()> {
+    let (iters, repeat, layout, output_dir) =
+        (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
     let workload = lookup(name, layout)?;
     let list = discover();
-    let index = pick_device(&list, selector)?;
+    let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
     let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
     let facts = device_facts(calibration, output_dir, device.info())?;

@@ -23,9 +23,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::session::{compare, Session};
-use super::stencil::{initial_grid, program, sor_point, OMEGA, TOLERANCE};
+use super::stencil::{initial_grid, program, sor_point, sor_rb_half_sweep, OMEGA, TOLERANCE};
 use super::WorkloadError;
-use crate::backend::{Arg, Device};
+use crate::backend::Device;
 use crate::fit::stats::Summary;
 
 /// The SOR batch.
@@ -131,17 +131,7 @@ impl<'d> Accelerator<'d> {
         let launch = s.grid2(n - 2, n - 2);
         for _ in 0..self.batch.sweeps {
             for parity in [0u32, 1] {
-                s.launch(
-                    "sor_rb",
-                    &launch,
-                    &[
-                        Arg::Buf(&a),
-                        Arg::U32(n as u32),
-                        Arg::U32(parity),
-                        Arg::F32(OMEGA),
-                        Arg::Buf(&eps),
-                    ],
-                )?;
+                sor_rb_half_sweep(s, "sor_rb", &launch, &a, n, parity, &eps)?;
             }
         }
         *grid = s.download_f32(&a, n * n)?;

@@ -482,19 +482,7 @@ impl Workload for SorRedBlack {
         for _ in 0..iterations {
             s.launch("zero_u32", &Launch::single(), &[Arg::Buf(&eps)])?;
             for (phase, parity) in [("sor_rb red", 0u32), ("sor_rb black", 1u32)] {
-                s.launch_moving(
-                    phase,
-                    "sor_rb",
-                    &launch,
-                    &[
-                        Arg::Buf(&a),
-                        Arg::U32(n as u32),
-                        Arg::U32(parity),
-                        Arg::F32(OMEGA),
-                        Arg::Buf(&eps),
-                    ],
-                    Some(4 * ((n - 2) * (n - 2)) as u64),
-                )?;
+                sor_rb_half_sweep(&mut s, phase, &launch, &a, n, parity, &eps)?;
             }
             history.push(read_eps(&mut s, &eps)?);
         }
@@ -504,6 +492,32 @@ impl Workload for SorRedBlack {
         });
         finish(self.name(), size, iterations, &s.phases, verification)
     }
+}
+
+/// One colour of a red-black sweep (`parity` 0: red, 1: black) over the n × n grid `a`,
+/// recorded as `phase`; EPS = max |change| goes to `eps`.
+pub(super) fn sor_rb_half_sweep(
+    s: &mut Session<'_>,
+    phase: &str,
+    launch: &Launch,
+    a: &Buffer,
+    n: usize,
+    parity: u32,
+    eps: &Buffer,
+) -> Result<(), WorkloadError> {
+    s.launch_moving(
+        phase,
+        "sor_rb",
+        launch,
+        &[
+            Arg::Buf(a),
+            Arg::U32(n as u32),
+            Arg::U32(parity),
+            Arg::F32(OMEGA),
+            Arg::Buf(eps),
+        ],
+        Some(4 * ((n - 2) * (n - 2)) as u64),
+    )
 }
 
 #[cfg(test)]
