@@ -110,9 +110,38 @@ fn series_command_writes_json_and_csv_beside_the_calibrations() {
             "3",
             "--device",
             "host",
+            "--format",
+            "extrap",
         ])
         .assert()
         .success();
+    let extrap = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".series.triad.extrap.txt"))
+        .expect("Extra-P file written");
+    let text = std::fs::read_to_string(&extrap).unwrap();
+    for needle in [
+        "PARAMETER N",
+        "POINTS 1000 2000 4000",
+        "REGION total",
+        "METRIC time",
+    ] {
+        assert!(text.contains(needle), "no {needle} in {text}");
+    }
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("DATA")).count() % 3,
+        0
+    );
+    // The export of the JSON series gives the same text.
+    let json_path = extrap.to_string_lossy().replace(".extrap.txt", ".json");
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .args(["export-extrap", &json_path])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text);
     let files: Vec<String> = std::fs::read_dir(dir.path().join("calibrations"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -278,4 +307,38 @@ fn validate_predicts_runs_and_writes_the_error_table() {
     );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("window for N = 1048576"), "{table}");
+    let plots: Vec<String> = std::fs::read_dir(dir.path().join("plots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        plots.iter().any(|f| f.ends_with(".validate.vadd.fit.svg")),
+        "{plots:?}"
+    );
+    assert!(
+        plots
+            .iter()
+            .any(|f| f.ends_with(".validate.vadd.polynomial.png")),
+        "{plots:?}"
+    );
+    // The parity and error figures over the written result.
+    let result = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".validate.vadd.json"))
+        .unwrap();
+    Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "plot-validations",
+            result.to_str().unwrap(),
+            "--name",
+            "all",
+        ])
+        .assert()
+        .success();
+    assert!(dir.path().join("plots/all.parity.svg").exists());
+    assert!(dir.path().join("plots/all.errors.csv").exists());
+    fails_with(&["plot-validations", "missing.json"], "missing.json");
 }

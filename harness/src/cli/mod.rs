@@ -120,6 +120,22 @@ enum Command {
         sizes: Vec<usize>,
         #[command(flatten)]
         runs: SeriesOptions,
+        /// Also write the series in this format beside the JSON and CSV: `extrap` writes
+        /// <stem>.extrap.txt, Extra-P's text input (PARAMETER / POINTS / METRIC / REGION /
+        /// DATA, every repetition), to put Extra-P's PMNF models beside our fit.
+        #[arg(long, value_parser = ["extrap"])]
+        format: Option<String>,
+    },
+    /// Write an existing series file in Extra-P's text input format (to standard output, or
+    /// to --output).
+    ///
+    /// Example: harness export-extrap calibrations/<device>.series.sor-reordered.json
+    ExportExtrap {
+        /// A series file written by `harness series`.
+        series: PathBuf,
+        /// Write here instead of standard output (atomically).
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Stepanenko's decomposition of q cores and r accelerators for a process with MIMD
     /// share phi and accelerator speed-up rho: the best number of cores to join to the
@@ -177,6 +193,26 @@ enum Command {
         /// under --output-dir; without one only the paper's variant runs).
         #[arg(long, value_name = "FILE")]
         calibration: Option<PathBuf>,
+        /// Folder for the figures: the log-log fit of the total with its prediction interval
+        /// and the large runs, and the polynomial-against-fractal extrapolation (Fig. 1).
+        #[arg(long, value_name = "DIR", default_value = "plots")]
+        plot_dir: PathBuf,
+    },
+    /// Figures over several `harness validate` results: predicted against measured (parity,
+    /// with a ±10 % band) and the error per workload as bars, each for the paper and the
+    /// windowed variant; and for each result its log-log fit and Fig. 1 figures.
+    ///
+    /// Example: harness plot-validations calibrations/*.validate.*.json
+    PlotValidations {
+        /// Files written by `harness validate` (its .json).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Folder for the figures.
+        #[arg(long, value_name = "DIR", default_value = "plots")]
+        plot_dir: PathBuf,
+        /// Stem of the figure files: <name>.parity and <name>.errors.
+        #[arg(long, default_value = "fractal")]
+        name: String,
     },
     /// Show a kernel graph's max-plus model (Antonyuk & Mikheev): its nodes, the kernel
     /// matrix Z, the height, the symbolic per-instance time of every model variant, and with
@@ -323,7 +359,13 @@ pub fn run() -> Result<()> {
             large,
             runs,
             calibration,
-        } => validate_command(&workload, &small, &large, &runs, calibration),
+            plot_dir,
+        } => validate_command(&workload, &small, &large, &runs, calibration, &plot_dir),
+        Command::PlotValidations {
+            files,
+            plot_dir,
+            name,
+        } => plot_validations(&files, &plot_dir, &name),
         Command::Predict {
             series,
             target,
@@ -343,7 +385,9 @@ pub fn run() -> Result<()> {
             workload,
             sizes,
             runs,
-        } => series_command(&workload, &sizes, &runs),
+            format,
+        } => series_command(&workload, &sizes, &runs, format.is_some()),
+        Command::ExportExtrap { series, output } => export_extrap(&series, output.as_deref()),
     }
 }
 
@@ -491,7 +535,7 @@ fn run_command(
     Ok(())
 }
 
-fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions) -> Result<()> {
+fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions, extrap: bool) -> Result<()> {
     let (iters, repeat, layout, output_dir) =
         (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
     let workload = lookup(name, layout)?;
@@ -513,11 +557,36 @@ fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions) -> Result<(
         repeat,
         |p| eprintln!("{}", views::series_progress(p)),
     )?;
+    let stem = series.stem(output_dir);
+    if extrap {
+        // Checked before anything is written, so a series Extra-P cannot take leaves no files.
+        let text = harness::fit::extrap::to_extrap(&series)?;
+        let path = harness::calibration::with_suffix(&stem, "extrap.txt");
+        harness::calibration::write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
     maxplus::write_pair(
-        &series.stem(output_dir),
+        &stem,
         &serde_json::to_string_pretty(&series)?,
         &series.to_csv(),
     )
+}
+
+/// `harness export-extrap`.
+fn export_extrap(path: &std::path::Path, output: Option<&std::path::Path>) -> Result<()> {
+    let series = harness::workloads::series::Series::load(path)?;
+    let text = harness::fit::extrap::to_extrap(&series)
+        .with_context(|| format!("{} cannot be exported", path.display()))?;
+    match output {
+        Some(out) => {
+            harness::calibration::write_atomically(out, text.as_bytes())
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            eprintln!("wrote {}", out.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
 }
 
 fn predict_command(
@@ -605,6 +674,7 @@ fn validate_command(
     large: &[usize],
     runs: &SeriesOptions,
     calibration: Option<PathBuf>,
+    plot_dir: &std::path::Path,
 ) -> Result<()> {
     let (iters, repeat, layout, output_dir) =
         (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
@@ -631,5 +701,58 @@ fn validate_command(
         device.info().slug(),
         workload.name().replace(['/', '.'], "_")
     ));
-    maxplus::write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())
+    maxplus::write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())?;
+    validation_figures(&v, plot_dir, &stem)
+}
+
+/// The fit and Fig. 1 figures of one validation, named after its result file.
+fn validation_figures(
+    v: &harness::workloads::validate::Validation,
+    dir: &std::path::Path,
+    stem: &std::path::Path,
+) -> Result<()> {
+    use harness::plot::fractal_figures::{fit_figure, polynomial_vs_fractal_figure};
+    let base = stem
+        .file_name()
+        .map_or("validate".into(), |n| n.to_string_lossy().into_owned());
+    let large: Vec<(usize, f64)> = v
+        .large
+        .iter()
+        .map(|p| (p.size, p.total.median_seconds))
+        .collect();
+    let target = large.iter().map(|l| l.0).max().unwrap_or(1) as f64;
+    let mut written = fit_figure(&v.series, &large, None, target, dir, &format!("{base}.fit"))?;
+    written.extend(polynomial_vs_fractal_figure(
+        &v.series,
+        None,
+        target,
+        dir,
+        &format!("{base}.polynomial"),
+    )?);
+    for p in written {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+/// `harness plot-validations`.
+fn plot_validations(files: &[PathBuf], dir: &std::path::Path, name: &str) -> Result<()> {
+    use harness::plot::fractal_figures::{error_bars_figure, parity_figure};
+    let validations = files
+        .iter()
+        .map(|f| harness::workloads::validate::Validation::load(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (v, file) in validations.iter().zip(files) {
+        validation_figures(v, dir, &file.with_extension(""))?;
+    }
+    let mut written = parity_figure(&validations, dir, &format!("{name}.parity"))?;
+    written.extend(error_bars_figure(
+        &validations,
+        dir,
+        &format!("{name}.errors"),
+    )?);
+    for p in written {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
 }

@@ -41,6 +41,8 @@ pub struct Forecast {
     pub application: Option<AppPrediction>,
     /// Why the application prediction is missing, if it is.
     pub application_error: Option<String>,
+    /// Phases left out of the fits, each with why (no time at some sizes).
+    pub skipped_phases: Vec<String>,
 }
 
 fn forecast_one(
@@ -135,6 +137,7 @@ fn forecast_variant(
     };
     let mut phases = Vec::new();
     let mut phase_columns = Vec::new();
+    let mut skipped_phases = Vec::new();
     let offsets_of = |name: &str| -> Vec<f64> {
         let launch = launch_seconds.unwrap_or(0.0);
         series
@@ -152,7 +155,19 @@ fn forecast_variant(
     let offsets = |name: &str| launch_seconds.map(|_| offsets_of(name));
     for name in &names {
         let times = times_of(name);
-        if times.iter().all(|&t| t > 0.0) {
+        let missing: Vec<String> = series
+            .points
+            .iter()
+            .zip(&times)
+            .filter(|(_, &t)| t <= 0.0)
+            .map(|(p, _)| p.size.to_string())
+            .collect();
+        if !missing.is_empty() {
+            skipped_phases.push(format!(
+                "{name}: no time at N = {}, not fitted",
+                missing.join(", ")
+            ));
+        } else {
             phases.push(forecast_one(
                 name,
                 &sizes,
@@ -202,5 +217,6 @@ fn forecast_variant(
         phases,
         application,
         application_error,
+        skipped_phases,
     })
 }

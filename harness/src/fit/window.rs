@@ -12,7 +12,7 @@
 //!
 //! Every rejected size is listed with all of its reasons; nothing is dropped silently.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The largest share of a size's time the launch overheads may take.
 pub const OVERHEAD_LIMIT: f64 = 0.2;
@@ -57,7 +57,7 @@ pub struct SizeFacts {
 }
 
 /// A size left out of the windowed fit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rejection {
     /// The size.
     pub size: usize,
@@ -66,7 +66,7 @@ pub struct Rejection {
 }
 
 /// The chosen window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowChoice {
     /// Sizes kept, ascending.
     pub accepted: Vec<usize>,

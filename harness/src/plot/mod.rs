@@ -7,6 +7,7 @@
 //! drawn with the bundled DejaVu Sans, so figures look the same on any machine.
 
 mod bars;
+pub mod fractal_figures;
 pub mod maxplus_figure;
 mod render;
 

@@ -304,9 +304,10 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
         }
     }
     let mut out = format!(
-        "{} at N = {} (fractal fit, paper variant)\n\n{}",
+        "{} at N = {} (fractal fit, {} variant)\n\n{}",
         f.workload,
         f.target,
+        f.variant,
         t.render()
     );
     match (&f.application, &f.application_error) {
@@ -319,6 +320,9 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
     }
     for w in warnings {
         out.push_str(&format!("warning: {w}\n"));
+    }
+    for skipped in &f.skipped_phases {
+        out.push_str(&format!("skipped: {skipped}\n"));
     }
     out
 }

@@ -5,7 +5,7 @@
 //! device has a calibration, `windowed` (only the small sizes the calibration accepts for
 //! that large size, launch overhead subtracted; [`crate::fit::window`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::series::{run_series, summarise, Series, SeriesPoint};
 use super::{Workload, WorkloadError};
@@ -15,7 +15,7 @@ use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{choose_window, DeviceFacts, SizeFacts, WindowChoice};
 
 /// One phase (or `total`) at one large size.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ValidationRow {
     /// `paper` or `windowed`.
     pub variant: String,
@@ -35,7 +35,7 @@ pub struct ValidationRow {
 }
 
 /// Error statistics over the rows of one kind.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ErrorSummary {
     /// Mean absolute percentage error.
     pub mean: f64,
@@ -46,7 +46,7 @@ pub struct ErrorSummary {
 }
 
 /// The whole validation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Validation {
     /// The small series the fits used.
     pub series: Series,
@@ -65,7 +65,7 @@ pub struct Validation {
 }
 
 /// The window the calibration chose for one large size.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LargeWindow {
     /// The large size.
     pub size: usize,
@@ -80,7 +80,11 @@ pub(crate) fn summary(values: &[f64]) -> ErrorSummary {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     ErrorSummary {
-        mean: v.iter().sum::<f64>() / v.len().max(1) as f64,
+        mean: if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        },
         median: if v.is_empty() {
             f64::NAN
         } else {
@@ -301,6 +305,21 @@ pub fn validate(
 }
 
 impl Validation {
+    /// Read a file written by `harness validate`; errors name the field.
+    pub fn load(path: &std::path::Path) -> Result<Self, WorkloadError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            WorkloadError::Invalid(format!(
+                "{}: field {}: {}",
+                path.display(),
+                e.path(),
+                e.inner()
+            ))
+        })
+    }
+
     /// CSV: one row per size and phase.
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
