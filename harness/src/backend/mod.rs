@@ -103,6 +103,31 @@ pub struct DeviceInfo {
     pub ecc: Option<bool>,
 }
 
+#[cfg(test)]
+impl DeviceInfo {
+    /// A fixed CPU description for tests that need a device in a file but no device.
+    pub(crate) fn for_tests() -> Self {
+        DeviceInfo {
+            backend: BackendKind::Host,
+            class: DeviceClass::Cpu,
+            name: "test CPU".into(),
+            vendor: "test".into(),
+            driver: "test".into(),
+            platform: "x86_64".into(),
+            compute_capability: None,
+            compute_units: 4,
+            resident_threads_per_unit: Some(1),
+            max_group_size: 1024,
+            clock_mhz: None,
+            memory_clock_mhz: None,
+            memory_bytes: 1 << 30,
+            max_alloc_bytes: 1 << 29,
+            l2_bytes: None,
+            ecc: None,
+        }
+    }
+}
+
 impl DeviceInfo {
     /// `compute_units × resident_threads_per_unit`: the executors that can run at once
     /// according to the device's attributes (the paper's n, §1), where known.

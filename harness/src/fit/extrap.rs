@@ -215,28 +215,11 @@ pub fn to_extrap(series: &Series) -> Result<String, ExtrapError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{BackendKind, DeviceClass, DeviceInfo};
+    use crate::backend::DeviceInfo;
     use crate::workloads::series::{PhasePoint, TotalPoint};
 
     fn device() -> DeviceInfo {
-        DeviceInfo {
-            backend: BackendKind::Host,
-            class: DeviceClass::Cpu,
-            name: "test CPU".into(),
-            vendor: "test".into(),
-            driver: "test".into(),
-            platform: "x86_64".into(),
-            compute_capability: None,
-            compute_units: 4,
-            resident_threads_per_unit: Some(1),
-            max_group_size: 1024,
-            clock_mhz: None,
-            memory_clock_mhz: None,
-            memory_bytes: 1 << 30,
-            max_alloc_bytes: 1 << 29,
-            l2_bytes: None,
-            ecc: None,
-        }
+        DeviceInfo::for_tests()
     }
 
     /// A phase whose summary fields are placeholders: only `name` and `samples` are exported.

@@ -70,17 +70,7 @@ pub struct Series {
 impl Series {
     /// Read a series file; errors name the field.
     pub fn load(path: &Path) -> Result<Self, WorkloadError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            WorkloadError::Invalid(format!(
-                "{}: field {}: {}",
-                path.display(),
-                e.path(),
-                e.inner()
-            ))
-        })
+        read_json(path)
     }
 
     /// The CSV form: one row per size and phase (and a `total` row per size).
@@ -119,6 +109,21 @@ impl Series {
             self.workload
         ))
     }
+}
+
+/// Read a JSON file written by a command; an error names the file and the field.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, WorkloadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        WorkloadError::Invalid(format!(
+            "{}: field {}: {}",
+            path.display(),
+            e.path(),
+            e.inner()
+        ))
+    })
 }
 
 fn summary(values: &[f64], what: &str) -> Result<Summary, WorkloadError> {

@@ -307,17 +307,7 @@ pub fn validate(
 impl Validation {
     /// Read a file written by `harness validate`; errors name the field.
     pub fn load(path: &std::path::Path) -> Result<Self, WorkloadError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            WorkloadError::Invalid(format!(
-                "{}: field {}: {}",
-                path.display(),
-                e.path(),
-                e.inner()
-            ))
-        })
+        super::series::read_json(path)
     }
 
     /// CSV: one row per size and phase.
