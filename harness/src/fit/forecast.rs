@@ -138,21 +138,25 @@ fn forecast_variant(
     let mut phases = Vec::new();
     let mut phase_columns = Vec::new();
     let mut skipped_phases = Vec::new();
-    let offsets_of = |name: &str| -> Vec<f64> {
-        let launch = launch_seconds.unwrap_or(0.0);
-        series
-            .points
-            .iter()
-            .map(|p| {
-                p.phases
-                    .iter()
-                    .filter(|ph| (name == "total" || ph.name == name) && is_kernel_phase(&ph.name))
-                    .map(|ph| ph.count as f64 * launch)
-                    .sum()
-            })
-            .collect()
+    // Launches × overhead per point, for the windowed variant (`total`: every kernel phase).
+    let offsets = |name: &str| -> Option<Vec<f64>> {
+        let launch = launch_seconds?;
+        Some(
+            series
+                .points
+                .iter()
+                .map(|p| {
+                    p.phases
+                        .iter()
+                        .filter(|ph| {
+                            (name == "total" || ph.name == name) && is_kernel_phase(&ph.name)
+                        })
+                        .map(|ph| ph.count as f64 * launch)
+                        .sum()
+                })
+                .collect(),
+        )
     };
-    let offsets = |name: &str| launch_seconds.map(|_| offsets_of(name));
     for name in &names {
         let times = times_of(name);
         let missing: Vec<String> = series
@@ -219,4 +223,109 @@ fn forecast_variant(
         application_error,
         skipped_phases,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::DeviceInfo;
+    use crate::workloads::series::{PhasePoint, SeriesPoint, TotalPoint};
+
+    const LAUNCH: f64 = 1e-5;
+    const LAUNCHES: u64 = 100;
+
+    /// 100 launches of overhead L plus 1e-9·N² of work.
+    fn time(n: f64) -> f64 {
+        LAUNCHES as f64 * LAUNCH + 1e-9 * n * n
+    }
+
+    fn point(size: usize, with_upload: bool) -> SeriesPoint {
+        let t = time(size as f64);
+        let mut phases = vec![PhasePoint {
+            name: "kernel".into(),
+            median_seconds: t,
+            ci95: [t, t],
+            fraction: 1.0,
+            count: LAUNCHES,
+            samples: vec![t],
+        }];
+        if with_upload {
+            phases.push(PhasePoint {
+                name: "upload".into(),
+                median_seconds: 1e-6,
+                ci95: [1e-6, 1e-6],
+                fraction: 0.0,
+                count: 1,
+                samples: vec![1e-6],
+            });
+        }
+        SeriesPoint {
+            size,
+            phases,
+            total: TotalPoint {
+                median_seconds: t,
+                ci95: [t, t],
+                samples: vec![t],
+            },
+        }
+    }
+
+    fn series(points: Vec<SeriesPoint>) -> Series {
+        Series {
+            workload: "synthetic".into(),
+            layout: None,
+            device: DeviceInfo::for_tests(),
+            iterations: 1,
+            repeats: 1,
+            verified: true,
+            points,
+        }
+    }
+
+    #[test]
+    fn the_windowed_variant_removes_the_launch_overhead() {
+        let s = series([64, 128, 256, 512].map(|n| point(n, false)).to_vec());
+        let target = 4096.0;
+        let paper = forecast(&s, target).expect("fits");
+        let windowed = forecast_windowed(&s, target, &[64, 128, 256, 512], LAUNCH).expect("fits");
+        assert_eq!(
+            (paper.variant.as_str(), windowed.variant.as_str()),
+            ("paper", "windowed")
+        );
+        let kernel = |f: &Forecast| {
+            f.phases
+                .iter()
+                .find(|p| p.name == "kernel")
+                .expect("kernel phase")
+                .fractal
+                .clone()
+        };
+        let (p, w) = (kernel(&paper), kernel(&windowed));
+        // With the constant removed the exponent is the work's, 2, and the prediction exact.
+        assert!((w.c - 2.0).abs() < 1e-9, "c = {}", w.c);
+        assert!((w.prediction_seconds / time(target) - 1.0).abs() < 1e-9);
+        // The paper's fit sees a flatter curve and misses.
+        assert!(p.c < 1.9, "c = {}", p.c);
+        assert!((p.prediction_seconds / time(target) - 1.0).abs() > 0.05);
+    }
+
+    #[test]
+    fn the_window_keeps_only_the_accepted_sizes() {
+        let s = series([64, 128, 256, 512, 1024].map(|n| point(n, false)).to_vec());
+        let w = forecast_windowed(&s, 8192.0, &[256, 512, 1024], LAUNCH).expect("fits");
+        let total = w.phases.iter().find(|p| p.name == "total").expect("total");
+        assert_eq!(total.fractal.sizes, vec![256.0, 512.0, 1024.0]);
+        assert!(forecast_windowed(&s, 8192.0, &[512, 1024], LAUNCH).is_err());
+    }
+
+    #[test]
+    fn a_phase_missing_at_a_size_is_reported_not_dropped_silently() {
+        let s = series(vec![point(64, true), point(128, false), point(256, true)]);
+        let f = forecast(&s, 1024.0).expect("fits");
+        assert!(f.phases.iter().all(|p| p.name != "upload"));
+        assert_eq!(
+            f.skipped_phases,
+            vec!["upload: no time at N = 128, not fitted"]
+        );
+    }
 }
