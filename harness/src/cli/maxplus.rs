@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use clap::Args;
 
 use harness::backend::{discover, DeviceSelector};
 use harness::calibration::model_parameters::ModelInputs;
@@ -51,18 +52,25 @@ pub fn parse_assignment(text: &str) -> Result<(String, f64), String> {
 }
 
 /// What `harness maxplus` was asked.
+#[derive(Args, Debug)]
 pub struct MaxplusArgs {
-    /// The graph file.
+    /// The graph file (TOML).
     pub graph: PathBuf,
-    /// A calibration file for the values.
+    /// Take t, T, τ, Δt, ΔT, n, t_cache and the launch overhead from this calibration.
+    #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
-    /// Executors n, overriding the calibration's.
+    /// Simultaneous executors n (default: the calibration's).
+    #[arg(long = "n-exec", value_name = "N")]
     pub n_exec: Option<u64>,
-    /// Sizes to predict.
+    /// Sizes to predict: integers or 2^k, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Vec<usize>,
-    /// NAME=SECONDS values, overriding the calibration's.
+    /// A parameter value in seconds, e.g. --set t=4.5e-7 (repeatable; overrides the
+    /// calibration; gives values to a graph's own parameters).
+    #[arg(long = "set", value_name = "NAME=SECONDS", value_parser = parse_assignment)]
     pub set: Vec<(String, f64)>,
-    /// JSON out.
+    /// Print JSON.
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -149,26 +157,36 @@ fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parame
 }
 
 /// What `harness validate-maxplus` was asked.
+#[derive(Args, Debug)]
 pub struct ValidateMaxplusArgs {
-    /// The graph file.
+    /// The graph file: one of kernels/graphs/*.toml.
     pub graph: PathBuf,
-    /// Sizes to run.
+    /// Sizes: integers or 2^k, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true, value_parser = parse_size)]
     pub sizes: Vec<usize>,
-    /// The calibration (default: the device's under `output_dir`).
+    /// The calibration (default: the device's file under --output-dir).
+    #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
-    /// Executors n, overriding the calibration's.
+    /// Simultaneous executors n (default: the calibration's).
+    #[arg(long = "n-exec", value_name = "N")]
     pub n_exec: Option<u64>,
     /// Iterations per run.
+    #[arg(long, default_value_t = 10)]
     pub iters: usize,
-    /// Runs per size.
+    /// Timed runs per size (after one verified warm-up run).
+    #[arg(long, default_value_t = 5)]
     pub repeat: usize,
-    /// The device.
+    /// Device: index, backend or part of a name (default: the best found).
+    #[arg(long, short, value_name = "SEL")]
     pub device: Option<DeviceSelector>,
-    /// Folder of calibrations and results.
+    /// Folder of the calibrations; the results go beside the calibration.
+    #[arg(long, value_name = "DIR", default_value = "calibrations")]
     pub output_dir: PathBuf,
-    /// Folder of the figure.
+    /// Folder for the figure.
+    #[arg(long, value_name = "DIR", default_value = "plots")]
     pub plot_dir: PathBuf,
-    /// JSON out.
+    /// Print JSON.
+    #[arg(long)]
     pub json: bool,
 }
 

@@ -225,26 +225,7 @@ enum Command {
     ///
     /// Example: harness maxplus kernels/graphs/triad.toml
     ///   --calibration calibrations/<device>.json --sizes 2^20,2^24
-    Maxplus {
-        /// The graph file (TOML).
-        graph: PathBuf,
-        /// Take t, T, τ, Δt, ΔT, n, t_cache and the launch overhead from this calibration.
-        #[arg(long, value_name = "FILE")]
-        calibration: Option<PathBuf>,
-        /// Simultaneous executors n (default: the calibration's).
-        #[arg(long = "n-exec", value_name = "N")]
-        n_exec: Option<u64>,
-        /// Sizes to predict: integers or 2^k, comma-separated.
-        #[arg(long, value_delimiter = ',', value_parser = maxplus::parse_size)]
-        sizes: Vec<usize>,
-        /// A parameter value in seconds, e.g. --set t=4.5e-7 (repeatable; overrides the
-        /// calibration; gives values to a graph's own parameters).
-        #[arg(long = "set", value_name = "NAME=SECONDS", value_parser = maxplus::parse_assignment)]
-        set: Vec<(String, f64)>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Maxplus(maxplus::MaxplusArgs),
     /// Run the kernel a graph describes at each size, predict it with every max-plus model
     /// variant from the device's calibration, and report predicted against measured with the
     /// error per variant. Writes <calibration>.maxplus.<graph>.{json,csv} beside the
@@ -253,37 +234,7 @@ enum Command {
     /// Sizes that do not fit the device are skipped and listed.
     ///
     /// Example: harness validate-maxplus kernels/graphs/triad.toml --sizes 2^10,2^14,2^18,2^22
-    ValidateMaxplus {
-        /// The graph file: one of kernels/graphs/*.toml.
-        graph: PathBuf,
-        /// Sizes: integers or 2^k, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
-        sizes: Vec<usize>,
-        /// The calibration (default: the device's file under --output-dir).
-        #[arg(long, value_name = "FILE")]
-        calibration: Option<PathBuf>,
-        /// Simultaneous executors n (default: the calibration's).
-        #[arg(long = "n-exec", value_name = "N")]
-        n_exec: Option<u64>,
-        /// Iterations per run.
-        #[arg(long, default_value_t = 10)]
-        iters: usize,
-        /// Timed runs per size (after one verified warm-up run).
-        #[arg(long, default_value_t = 5)]
-        repeat: usize,
-        /// Device: index, backend or part of a name (default: the best found).
-        #[arg(long, short, value_name = "SEL")]
-        device: Option<DeviceSelector>,
-        /// Folder of the calibrations; the results go beside the calibration.
-        #[arg(long, value_name = "DIR", default_value = "calibrations")]
-        output_dir: PathBuf,
-        /// Folder for the figure.
-        #[arg(long, value_name = "DIR", default_value = "plots")]
-        plot_dir: PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    ValidateMaxplus(maxplus::ValidateMaxplusArgs),
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -301,44 +252,8 @@ pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Devices { json } => devices(json),
-        Command::Maxplus {
-            graph,
-            calibration,
-            n_exec,
-            sizes,
-            set,
-            json,
-        } => maxplus::maxplus_command(maxplus::MaxplusArgs {
-            graph,
-            calibration,
-            n_exec,
-            sizes,
-            set,
-            json,
-        }),
-        Command::ValidateMaxplus {
-            graph,
-            sizes,
-            calibration,
-            n_exec,
-            iters,
-            repeat,
-            device,
-            output_dir,
-            plot_dir,
-            json,
-        } => maxplus::validate_maxplus_command(maxplus::ValidateMaxplusArgs {
-            graph,
-            sizes,
-            calibration,
-            n_exec,
-            iters,
-            repeat,
-            device,
-            output_dir,
-            plot_dir,
-            json,
-        }),
+        Command::Maxplus(args) => maxplus::maxplus_command(args),
+        Command::ValidateMaxplus(args) => maxplus::validate_maxplus_command(args),
         Command::Calibrate {
             device,
             quick,
