@@ -47,7 +47,7 @@ if [ -f "$CAL" ]; then
 fi
 # Stepanenko: phi and rho measured, the splits run (issue: within 15 % of K^D).
 run balance-sor balance --workload sor --size 2048 --grids 64 --device cuda --run --plot "$OUT/plots" --output-dir "$OUT"
-# DVMH comparison sizes (PAPERS.md section 4).
+# DVMH comparison sizes (docs/models.md §4).
 run dvmh-adi run adi --size 400 --iters 100 --device cuda --no-verify
 run dvmh-sor run sor --size 16000 --iters 100 --device cuda --no-verify
 ls -la "$OUT"

@@ -12,7 +12,7 @@ fn repo(path: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(path)
 }
 
-const HOST_CALIBRATION: &str = "calibrations/host-intel-r-xeon-r-processor-2-50ghz.json";
+const HOST_CALIBRATION: &str = "harness/tests/fixtures/calibration-host.json";
 
 #[test]
 fn maxplus_prints_the_papers_z2_formulas() {

@@ -23,16 +23,7 @@ pub use discovery::{discover, select, DeviceList, DeviceSelector};
 pub use host::{HostArgs, HostKernel};
 pub use source::{Dialect, ProgramSource};
 
-/// A duration in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize, Default)]
-pub struct Seconds(pub f64);
-
-impl Seconds {
-    /// The duration in nanoseconds.
-    pub fn as_ns(self) -> f64 {
-        self.0 * 1e9
-    }
-}
+use crate::units::Seconds;
 
 /// Which API drives a device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]

@@ -1,4 +1,4 @@
-//! Serialization intervals Δt and ΔT (PAPERS.md §1, "serialized memory"), and the number of
+//! Serialization intervals Δt and ΔT (docs/models.md §1, "serialized memory"), and the number of
 //! simultaneous executors n from the knee of the same curve.
 //!
 //! n executors each make exactly one read (one write) of their own element, for coalesced,

@@ -1,4 +1,4 @@
-//! Read latency t and write latency T by pointer chasing (PAPERS.md §1: t, T).
+//! Read latency t and write latency T by pointer chasing (docs/models.md §1: t, T).
 //!
 //! **t.** One executor follows a random cyclic permutation (Sattolo's algorithm) of nodes
 //! spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
@@ -278,4 +278,85 @@ fn verify_chase_store(
     verify(end == j && got == want, "write latency", || {
         format!("store chase ended at {end} (host {j}) or stored values differ")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(latencies: &[(usize, f64)]) -> Vec<LatencyPoint> {
+        latencies
+            .iter()
+            .map(|&(kib, ns)| LatencyPoint {
+                working_set_bytes: kib << 10,
+                latency_ns: ns,
+                ci95_ns: [ns * 0.9, ns * 1.1],
+                outliers: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plateaus_become_levels_and_the_last_is_memory() {
+        // L1 at 1 ns (4–16 KiB), a transition point at 32 KiB, L2 at 10 ns, memory at 100.
+        let s = sweep(&[
+            (4, 1.0),
+            (8, 1.1),
+            (16, 1.2),
+            (32, 4.0),
+            (64, 10.0),
+            (128, 10.5),
+            (256, 100.0),
+            (512, 102.0),
+        ]);
+        let l = levels(&s, Some(2000.0));
+        let names: Vec<&str> = l.iter().map(|l| l.level.as_str()).collect();
+        assert_eq!(names, ["L1", "L2", "memory"]);
+        assert_eq!(l[0].working_set_bytes, [4 << 10, 16 << 10]);
+        assert_eq!(l[0].latency_ns, 1.1);
+        assert_eq!(l[1].working_set_bytes, [64 << 10, 128 << 10]);
+        assert_eq!(l[1].latency_ns, 10.25);
+        // The CI spans the plateau points' intervals.
+        assert_eq!(l[2].ci95_ns, [100.0 * 0.9, 102.0 * 1.1]);
+        // 101 ns at 2 GHz is 202 cycles.
+        assert_eq!(l[2].cycles, Some(101.0 * 2000.0 / 1000.0));
+    }
+
+    #[test]
+    fn a_lone_last_point_is_still_memory() {
+        let l = levels(&sweep(&[(4, 1.0), (8, 1.0), (16, 50.0)]), None);
+        let names: Vec<&str> = l.iter().map(|l| l.level.as_str()).collect();
+        assert_eq!(names, ["L1", "memory"]);
+        assert_eq!(l[1].cycles, None);
+        assert!(levels(&[], None).is_empty());
+    }
+
+    #[test]
+    fn sweep_sizes_double_from_4_kib() {
+        assert_eq!(sweep_sizes(20 << 10), [4 << 10, 8 << 10, 16 << 10]);
+        assert!(sweep_sizes(1 << 10).is_empty());
+    }
+
+    #[test]
+    fn memory_is_read_at_twice_the_l2() {
+        let sizes = sweep_sizes(64 << 20);
+        assert_eq!(memory_working_set(&sizes, Some(4 << 20)), Some(8 << 20));
+        assert_eq!(memory_working_set(&sizes, Some(1 << 30)), Some(64 << 20));
+        assert_eq!(memory_working_set(&sizes, None), Some(64 << 20));
+        assert_eq!(memory_working_set(&[], None), None);
+    }
+
+    #[test]
+    fn the_ring_visits_every_node_once() {
+        let next = ring(64, 7);
+        let mut seen = [false; 64];
+        let mut node = 0usize;
+        for _ in 0..64 {
+            assert!(!seen[node], "node {node} visited twice");
+            seen[node] = true;
+            node = next[node * NODE_WORDS] as usize / NODE_WORDS;
+        }
+        assert_eq!(node, 0, "the ring closes");
+        assert_eq!(chase_end(&next, 64), 0);
+    }
 }

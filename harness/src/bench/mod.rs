@@ -1,10 +1,9 @@
-//! Microbenchmarks that measure the max-plus model's parameters (PAPERS.md §1) on a device:
+//! Microbenchmarks that measure the max-plus model's parameters (docs/models.md §1) on a device:
 //! read and write latency (t, T), serialization intervals (Δt, ΔT), operation time (τ),
 //! simultaneous executors (n), launch overhead and transfers.
 //!
 //! Every benchmark checks its kernel's output against the host twin before believing a time.
 
-pub mod calibrate;
 pub mod gaps;
 pub mod kernels;
 pub mod latency;
@@ -17,9 +16,10 @@ use std::collections::BTreeMap;
 use indicatif::ProgressBar;
 use thiserror::Error;
 
-use crate::backend::{Arg, BackendError, Device, Launch, Program, Seconds};
+use crate::backend::{Arg, BackendError, Device, Launch, Program};
 use crate::fit::linear::LinearFitError;
 use crate::fit::stats::StatsError;
+use crate::units::Seconds;
 pub use sampling::{Measured, SamplingPlan};
 
 /// Errors of a benchmark run.

@@ -1,4 +1,4 @@
-//! Operation time τ (PAPERS.md §1): the latency of one fp32 add and one FMA in a dependent
+//! Operation time τ (docs/models.md §1): the latency of one fp32 add and one FMA in a dependent
 //! chain of a single executor, and the device-wide FMA throughput.
 //!
 //! Each latency sample runs the chain for `k` and `2k` iterations (8 operations each) and

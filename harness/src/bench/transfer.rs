@@ -1,5 +1,5 @@
 //! Launch overhead and host↔device transfers (the DVM Predictor's two communication
-//! numbers, PAPERS.md §5: `time = start_time + bytes × time_per_byte`).
+//! numbers, docs/models.md §5: `time = start_time + bytes × time_per_byte`).
 //!
 //! Transfer sizes span four orders of magnitude, so the line is fitted by weighted least
 //! squares on relative residuals ([`fit_line_relative`]): an ordinary fit would follow the
@@ -134,4 +134,53 @@ fn fit_transfer(direction: &str, points: Vec<[f64; 2]>) -> Result<TransferFit, B
         fit_range_bytes: [x[0] as usize, x[x.len() - 1] as usize],
         points,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_go_from_4_kib_by_four_and_respect_the_allocation_limit() {
+        assert_eq!(
+            transfer_sizes(true, 1 << 40),
+            [
+                4 << 10,
+                16 << 10,
+                64 << 10,
+                256 << 10,
+                1 << 20,
+                4 << 20,
+                16 << 20
+            ]
+        );
+        assert_eq!(transfer_sizes(false, 1 << 40).last(), Some(&(64 << 20)));
+        // At most half the largest allocation.
+        assert_eq!(transfer_sizes(false, 1 << 20).last(), Some(&(256 << 10)));
+    }
+
+    #[test]
+    fn the_fit_recovers_start_time_and_bandwidth() {
+        // 2 µs to start, 0.1 ns per byte (10 GB/s), over four orders of magnitude.
+        let points: Vec<[f64; 2]> = transfer_sizes(false, 1 << 40)
+            .into_iter()
+            .map(|b| [b as f64, 2000.0 + 0.1 * b as f64])
+            .collect();
+        let fit = fit_transfer("host_to_device", points).expect("fits");
+        assert!((fit.start_ns - 2000.0).abs() < 1e-6, "{}", fit.start_ns);
+        assert!((fit.ns_per_byte - 0.1).abs() < 1e-12, "{}", fit.ns_per_byte);
+        let gbps = fit.bandwidth_gbps.expect("positive slope");
+        assert!((gbps - 10.0).abs() < 1e-9, "{gbps}");
+        assert!(fit.r_squared > 0.999_999);
+        assert_eq!(fit.fit_range_bytes, [4 << 10, 64 << 20]);
+        assert!(fit.start_ci95_ns[0] <= fit.start_ns && fit.start_ns <= fit.start_ci95_ns[1]);
+    }
+
+    #[test]
+    fn a_falling_line_has_no_bandwidth() {
+        let points = vec![[1e3, 5e3], [1e4, 4e3], [1e5, 3e3]];
+        let fit = fit_transfer("device_to_host", points).expect("fits");
+        assert!(fit.ns_per_byte < 0.0);
+        assert_eq!(fit.bandwidth_gbps, None);
+    }
 }

@@ -3,13 +3,16 @@
 
 use serde::Serialize;
 
-use super::{Calibration, Parameter};
+use super::Calibration;
 
 /// One parameter of two calibrations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParameterComparison {
-    /// The short name (`t`, `T`, `dt`, …).
+    /// The short key (`t`, `T`, `dt`, …).
     pub name: String,
+    /// The symbol as the paper prints it (`Δt`, `τ`, …).
+    #[serde(skip)]
+    pub symbol: &'static str,
     /// Unit.
     pub unit: String,
     /// Value in the earlier file.
@@ -26,26 +29,15 @@ pub struct ParameterComparison {
     pub cis_overlap: bool,
 }
 
-/// The six parameters of a calibration with their short names.
-pub fn named_parameters(c: &Calibration) -> [(&'static str, &Parameter); 6] {
-    let p = &c.parameters;
-    [
-        ("t", &p.t),
-        ("T", &p.big_t),
-        ("dt", &p.dt),
-        ("dT", &p.big_dt),
-        ("tau", &p.tau),
-        ("n", &p.n),
-    ]
-}
-
 /// Compare `before` with `after`.
 pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterComparison> {
-    named_parameters(before)
-        .into_iter()
-        .zip(named_parameters(after))
-        .map(|((name, b), (_, a))| ParameterComparison {
-            name: name.to_string(),
+    before
+        .parameters
+        .iter()
+        .zip(after.parameters.iter())
+        .map(|((parameter, b), (_, a))| ParameterComparison {
+            name: parameter.key().to_string(),
+            symbol: parameter.symbol(),
             unit: a.unit.clone(),
             before: b.value,
             before_ci95: b.ci95,
@@ -55,4 +47,61 @@ pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterCompar
             cis_overlap: b.ci95[0] <= a.ci95[1] && a.ci95[0] <= b.ci95[1],
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn fixture() -> Calibration {
+        let path = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/calibration-host.json"
+        ));
+        Calibration::load(&path).expect("the fixture parses")
+    }
+
+    #[test]
+    fn every_measured_parameter_in_the_file_order_with_ratio_and_overlap() {
+        let before = fixture();
+        let mut after = fixture();
+        after.parameters.read_gap.value *= 2.0;
+        after.parameters.read_gap.ci95 = after.parameters.read_gap.ci95.map(|v| v * 2.0);
+        let rows = compare(&before, &after);
+        let keys: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(keys, ["t", "T", "dt", "dT", "tau", "n"]);
+        let symbols: Vec<&str> = rows.iter().map(|r| r.symbol).collect();
+        assert_eq!(symbols, ["t", "T", "Δt", "ΔT", "τ", "n"]);
+        for r in &rows {
+            if r.name == "dt" {
+                assert_eq!(r.ratio, 2.0);
+                assert_eq!(r.unit, "ns");
+            } else {
+                assert_eq!(r.ratio, 1.0, "{}", r.name);
+                assert!(r.cis_overlap, "{}", r.name);
+            }
+        }
+    }
+
+    #[test]
+    fn overlap_is_decided_by_the_intervals() {
+        let before = fixture();
+        let mut after = fixture();
+        let width = before.parameters.op_time.ci95[1] - before.parameters.op_time.ci95[0];
+        // Just touching: still overlapping; one width beyond: not.
+        after.parameters.op_time.ci95 = [
+            before.parameters.op_time.ci95[1],
+            before.parameters.op_time.ci95[1] + width,
+        ];
+        let tau = |rows: &[ParameterComparison]| {
+            rows.iter()
+                .find(|r| r.name == "tau")
+                .expect("tau")
+                .cis_overlap
+        };
+        assert!(tau(&compare(&before, &after)));
+        after.parameters.op_time.ci95 = after.parameters.op_time.ci95.map(|v| v + 2.0 * width);
+        assert!(!tau(&compare(&before, &after)));
+    }
 }

@@ -1,10 +1,15 @@
-//! The calibration file: a device's measured max-plus parameters (PAPERS.md §1), each with
-//! unit, 95 % CI and method, plus everything behind them (sweeps, fits, raw samples).
+//! The calibration: a device's measured max-plus parameters (docs/models.md §1), each with
+//! unit, 95 % CI and method, plus everything behind them (sweeps, fits, raw samples);
+//! [`measure`] runs the microbenchmarks that make one.
 //!
-//! Files are written atomically (a temporary file in the same folder, then a rename) and
-//! read with errors that name the field that is wrong.
+//! Files are written atomically ([`crate::export::write_atomically`]) and read with errors
+//! that name the field that is wrong. The parameters keep the paper's short keys (`t`, `T`,
+//! `dt`, `dT`, `tau`, `n`, from [`crate::units::Parameter`]) and nanoseconds, the
+//! interchange format the papers' readers expect; [`CalibratedParameters::value`] gives them
+//! in the library's units.
 
 pub mod compare;
+pub mod measure;
 pub mod model_parameters;
 
 use std::collections::BTreeMap;
@@ -19,16 +24,18 @@ use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
 use crate::bench::transfer::{LaunchOverhead, TransferFit};
 use crate::bench::SamplingPlan;
+use crate::export::write_atomically;
+use crate::units::{Parameter, Seconds, Unit};
 
 /// Version of the file layout; bumped when a field changes meaning.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// One measured parameter.
+/// One measured parameter as the file stores it: value, unit, interval and method.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Parameter {
-    /// The value.
+pub struct Estimate {
+    /// The value, in the file's unit.
     pub value: f64,
-    /// Its unit (`ns`, `executors`).
+    /// Its unit (`ns`, `executors`: [`Unit::file_unit`]).
     pub unit: String,
     /// 95 % confidence interval `[low, high]`.
     pub ci95: [f64; 2],
@@ -36,23 +43,64 @@ pub struct Parameter {
     pub method: String,
 }
 
-/// The max-plus model's parameters under the papers' short names.
+/// The max-plus model's measured parameters, stored under the papers' short keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Parameters {
+pub struct CalibratedParameters {
     /// Read latency t (device-memory level of the pointer chase).
-    pub t: Parameter,
+    #[serde(rename = "t")]
+    pub read_latency: Estimate,
     /// Write latency T.
     #[serde(rename = "T")]
-    pub big_t: Parameter,
+    pub write_latency: Estimate,
     /// Read serialization interval Δt (coalesced).
-    pub dt: Parameter,
+    #[serde(rename = "dt")]
+    pub read_gap: Estimate,
     /// Write serialization interval ΔT (coalesced).
     #[serde(rename = "dT")]
-    pub big_dt: Parameter,
+    pub write_gap: Estimate,
     /// Operation time τ (dependent fp32 FMA).
-    pub tau: Parameter,
+    #[serde(rename = "tau")]
+    pub op_time: Estimate,
     /// Simultaneous executors n.
-    pub n: Parameter,
+    #[serde(rename = "n")]
+    pub executors: Estimate,
+}
+
+impl CalibratedParameters {
+    /// The estimate of `parameter`, or `None` for one a calibration does not measure
+    /// directly (t_cache comes from the latency levels).
+    pub fn estimate(&self, parameter: Parameter) -> Option<&Estimate> {
+        Some(match parameter {
+            Parameter::ReadLatency => &self.read_latency,
+            Parameter::WriteLatency => &self.write_latency,
+            Parameter::ReadGap => &self.read_gap,
+            Parameter::WriteGap => &self.write_gap,
+            Parameter::OpTime => &self.op_time,
+            Parameter::Executors => &self.executors,
+            Parameter::CachedReadLatency => return None,
+        })
+    }
+
+    /// Every measured parameter with its estimate, in the file's order.
+    pub fn iter(&self) -> impl Iterator<Item = (Parameter, &Estimate)> {
+        Parameter::MEASURED
+            .into_iter()
+            .filter_map(|p| self.estimate(p).map(|e| (p, e)))
+    }
+
+    /// The value of `parameter` in the library's units: seconds for a time, a count for n.
+    pub fn value(&self, parameter: Parameter) -> Option<f64> {
+        self.estimate(parameter)
+            .map(|e| parameter.unit().from_file(e.value))
+    }
+
+    /// The value of a time parameter as [`Seconds`] (`None` for n and t_cache).
+    pub fn seconds(&self, parameter: Parameter) -> Option<Seconds> {
+        match parameter.unit() {
+            Unit::Time => self.value(parameter).map(Seconds),
+            Unit::Executors => None,
+        }
+    }
 }
 
 /// Build provenance of the file.
@@ -104,7 +152,7 @@ pub struct Calibration {
     /// How and when it was made.
     pub provenance: Provenance,
     /// The model's parameters.
-    pub parameters: Parameters,
+    pub parameters: CalibratedParameters,
     /// The pointer-chase sweep and levels.
     pub read_latency: ReadLatency,
     /// Δt and ΔT per pattern.
@@ -198,40 +246,6 @@ impl Calibration {
             }
         })
     }
-}
-
-/// Write `bytes` to `path` through a temporary file in the same folder and a rename, so a
-/// reader never sees a partial file and an interrupted run leaves none behind.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// `stem` with `.ext` appended (unlike `Path::with_extension`, which would replace a dotted
-/// part of the stem such as `x.series.sor`).
-pub fn with_suffix(stem: &Path, ext: &str) -> PathBuf {
-    let mut name = stem.as_os_str().to_owned();
-    name.push(".");
-    name.push(ext);
-    PathBuf::from(name)
 }
 
 /// `calibrations/<slug>.json` under `dir`.

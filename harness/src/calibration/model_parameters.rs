@@ -1,4 +1,4 @@
-//! From a calibration file to the max-plus model's parameter values (PAPERS.md §1).
+//! From a calibration file to the max-plus model's parameter values (docs/models.md §1).
 //!
 //! The calibration stores nanoseconds under the paper's short names; the model wants seconds.
 //! Besides t, T, τ, Δt, ΔT and n it needs:
@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::Calibration;
 use crate::fit::window::DeviceFacts;
 use crate::model::maxplus::{MaxPlusError, Parameters};
+use crate::units::{Parameter, Seconds};
 
 /// One value handed to the model, with where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,43 +43,37 @@ impl ModelInputs {
     /// Read the values from `calibration`.
     pub fn from_calibration(calibration: &Calibration) -> Self {
         let p = &calibration.parameters;
-        let ns = |name: &str, value: f64, source: &str, method: &str| ParameterSource {
-            name: name.to_string(),
-            value: value * 1e-9,
-            source: source.to_string(),
-            method: method.to_string(),
-        };
-        let cache = last_cache_level(calibration);
-        let mut sources = vec![
-            ns("t", p.t.value, "parameters.t", &p.t.method),
-            ns("T", p.big_t.value, "parameters.T", &p.big_t.method),
-            ns("tau", p.tau.value, "parameters.tau", &p.tau.method),
-            ns("dt", p.dt.value, "parameters.dt", &p.dt.method),
-            ns("dT", p.big_dt.value, "parameters.dT", &p.big_dt.method),
-            ParameterSource {
-                name: "n".into(),
-                value: p.n.value,
-                source: "parameters.n".into(),
-                method: p.n.method.clone(),
+        // The model's order: t, T, τ, Δt, ΔT, n; t_cache after them.
+        let mut sources: Vec<ParameterSource> = Parameter::ALL
+            .into_iter()
+            .filter_map(|parameter| {
+                let estimate = p.estimate(parameter)?;
+                Some(ParameterSource {
+                    name: parameter.key().to_string(),
+                    value: p.value(parameter)?,
+                    source: format!("parameters.{}", parameter.key()),
+                    method: estimate.method.clone(),
+                })
+            })
+            .collect();
+        let cached = Parameter::CachedReadLatency.key().to_string();
+        sources.push(match last_cache_level(calibration) {
+            Some((level, latency_ns)) => ParameterSource {
+                name: cached,
+                value: Seconds::from_ns(latency_ns).0,
+                source: format!("read_latency.levels[{level}]"),
+                method: "pointer-chase plateau of the last cache level before device memory".into(),
             },
-        ];
-        sources.push(match cache {
-            Some((level, latency_ns)) => ns(
-                "t_cache",
-                latency_ns,
-                &format!("read_latency.levels[{level}]"),
-                "pointer-chase plateau of the last cache level before device memory",
-            ),
-            None => ns(
-                "t_cache",
-                p.t.value,
-                "parameters.t",
-                "no cache level found, so t_cache = t",
-            ),
+            None => ParameterSource {
+                name: cached,
+                value: Seconds::from_ns(p.read_latency.value).0,
+                source: "parameters.t".into(),
+                method: "no cache level found, so t_cache = t".into(),
+            },
         });
         ModelInputs {
             sources,
-            launch_seconds: calibration.launch_overhead.device_ns * 1e-9,
+            launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns).0,
         }
     }
 
@@ -98,7 +93,7 @@ impl ModelInputs {
     pub fn executors(&self) -> u64 {
         self.sources
             .iter()
-            .find(|s| s.name == "n")
+            .find(|s| s.name == Parameter::Executors.key())
             .map_or(1, |s| s.value.round().max(1.0) as u64)
     }
 }
@@ -107,8 +102,8 @@ impl ModelInputs {
 /// device-timed launch overhead, and each latency level's largest working set.
 pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
     DeviceFacts {
-        executors: calibration.parameters.n.value,
-        launch_seconds: calibration.launch_overhead.device_ns * 1e-9,
+        executors: calibration.parameters.executors.value,
+        launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns).0,
         levels: calibration
             .read_latency
             .levels
@@ -136,7 +131,7 @@ mod tests {
     fn host_calibration() -> Calibration {
         let path = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../calibrations/host-intel-r-xeon-r-processor-2-50ghz.json"
+            "/tests/fixtures/calibration-host.json"
         ));
         Calibration::load(&path).expect("committed calibration parses")
     }
@@ -146,9 +141,15 @@ mod tests {
         let c = host_calibration();
         let inputs = ModelInputs::from_calibration(&c);
         let p = inputs.parameters(&[]).expect("finite");
-        assert_eq!(p.get("t").expect("t"), c.parameters.t.value * 1e-9);
-        assert_eq!(p.get("dT").expect("dT"), c.parameters.big_dt.value * 1e-9);
-        assert_eq!(p.get("n").expect("n"), c.parameters.n.value);
+        assert_eq!(
+            p.get("t").expect("t"),
+            c.parameters.read_latency.value * 1e-9
+        );
+        assert_eq!(
+            p.get("dT").expect("dT"),
+            c.parameters.write_gap.value * 1e-9
+        );
+        assert_eq!(p.get("n").expect("n"), c.parameters.executors.value);
         let last_cache = c
             .read_latency
             .levels

@@ -4,18 +4,15 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use serde::Serialize;
 
 use harness::backend::{discover, DeviceSelector};
+use harness::experiments::balance::measure_balance;
 use harness::model::stepanenko::{Decomposition, Hybrid};
-use harness::plot::{save_bars, BarFigure};
+use harness::plot::{balance_figure, save_bars};
 use harness::report::views;
-use harness::workloads::hybrid::{
-    measure_fragments, run_split, FragmentTimes, SorBatch, Split, SplitRun,
-};
+use harness::workloads::sor_batch::SorBatch;
 
-use super::maxplus::write_pair;
-use super::pick_device;
+use super::{pick_device, write_and_say};
 
 /// What `harness balance` was asked.
 #[derive(Args, Debug)]
@@ -69,14 +66,6 @@ pub struct BalanceArgs {
     json: bool,
 }
 
-/// The measured part of a balance run.
-#[derive(Debug, Serialize)]
-struct Measured {
-    fragments: FragmentTimes,
-    decomposition: Decomposition,
-    runs: Vec<SplitRun>,
-}
-
 /// `harness balance`.
 pub fn balance_command(args: BalanceArgs) -> Result<()> {
     if args.workload.is_some() {
@@ -127,9 +116,6 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
     };
     let r = args.r.unwrap_or(1);
-    if args.run && r != 1 {
-        bail!("--run drives one accelerator; give --r 1 (or leave it out)");
-    }
     let list = discover();
     let index = pick_device(&list, args.device.clone())?;
     let device = list.devices[index].as_ref();
@@ -139,33 +125,13 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
         batch.sweeps,
         device.info().name
     );
-    let fragments = measure_fragments(batch, device, args.repeat)?;
-    let hybrid = Hybrid::from_times(
-        fragments.t1.median,
-        fragments.t_mimd.median,
-        fragments.t_simd.median,
-        q,
-        r,
-    )?;
-    let decomposition = hybrid.decompose();
-    let runs = if args.run {
-        run_splits(batch, device, &decomposition, args.repeat)?
-    } else {
-        Vec::new()
-    };
-    let measured = Measured {
-        fragments,
-        decomposition,
-        runs,
-    };
+    let measured = measure_balance(batch, device, q, r, args.run, args.repeat, |line| {
+        eprintln!("{line}")
+    })?;
     let stem = args
         .output_dir
         .join(format!("{}.balance.sor-{size}", device.info().slug()));
-    write_pair(
-        &stem,
-        &serde_json::to_string_pretty(&measured)?,
-        &runs_csv(&measured.runs),
-    )?;
+    write_and_say(&stem, &[], &measured)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&measured)?);
     } else {
@@ -175,88 +141,12 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
             print!("\n{}", views::split_runs_table(&measured.runs));
         }
     }
-    plot_fig6(&hybrid, args.plot.as_ref())?;
+    plot_fig6(&measured.decomposition.hybrid, args.plot.as_ref())?;
     if let (Some(dir), false) = (&args.plot, measured.runs.is_empty()) {
-        let figure = BarFigure {
-            title: format!("speed-up over one core, SOR batch N = {size}"),
-            y_label: "speed-up K over T1".into(),
-            series: vec!["predicted (model)".into(), "measured".into()],
-            groups: measured
-                .runs
-                .iter()
-                .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
-                .collect(),
-        };
         let stem = dir.join(format!("{}.balance.sor-{size}", device.info().slug()));
-        for p in save_bars(&figure, &stem)? {
+        for p in save_bars(&balance_figure(&measured, size), &stem)? {
             eprintln!("wrote {}", p.display());
         }
     }
     Ok(())
-}
-
-/// The splits `--run` executes, with the model's speed-up for each.
-fn run_splits(
-    batch: SorBatch,
-    device: &dyn harness::backend::Device,
-    d: &Decomposition,
-    repeat: usize,
-) -> Result<Vec<SplitRun>> {
-    let h = &d.hybrid;
-    let q = h.q as usize;
-    let q_star = d.q_star as usize;
-    let recommended = format!("recommended (q* = {q_star})");
-    let mut splits = vec![(
-        Split::balanced(
-            &recommended,
-            batch.grids,
-            q - q_star,
-            d.shares.homogeneous_core_work,
-            q_star,
-        ),
-        d.k_d,
-    )];
-    if q_star != q {
-        splits.push((
-            Split::balanced("proportional", batch.grids, 0, 0.0, q),
-            d.k_proportional,
-        ));
-    }
-    splits.push((
-        Split::balanced("accelerator + 1 core", batch.grids, 0, 0.0, 1),
-        h.k_11(),
-    ));
-    splits.push((
-        Split::balanced("cores alone", batch.grids, q, 0.0, 0),
-        q as f64,
-    ));
-    let mut runs = Vec::new();
-    for (split, predicted) in splits {
-        eprintln!("running split: {}", split.name);
-        runs.push(run_split(batch, device, &split, predicted, repeat)?);
-    }
-    Ok(runs)
-}
-
-fn runs_csv(runs: &[SplitRun]) -> String {
-    let mut out = String::from(
-        "split,homogeneous_cores,problems_per_core,hybrid_cores,hybrid_problems,seconds,ci_low,ci_high,paired_t1_seconds,measured_speedup,predicted_speedup\n",
-    );
-    for r in runs {
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{}\n",
-            harness::plot::csv_field(&r.split.name),
-            r.split.homogeneous_cores,
-            r.split.problems_per_core,
-            r.split.hybrid_cores,
-            r.split.hybrid_problems,
-            r.seconds.median,
-            r.seconds.ci95[0],
-            r.seconds.ci95[1],
-            r.paired_t1.median,
-            r.speedup,
-            r.predicted
-        ));
-    }
-    out
 }

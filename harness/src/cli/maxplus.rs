@@ -1,22 +1,20 @@
-//! `harness maxplus` and `harness validate-maxplus`: the max-plus kernel model (PAPERS.md §1)
+//! `harness maxplus` and `harness validate-maxplus`: the max-plus kernel model (docs/models.md §1)
 //! on its own, and against the kernel it describes.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 
 use harness::backend::{discover, DeviceSelector};
 use harness::calibration::model_parameters::ModelInputs;
-use harness::calibration::{default_path, with_suffix, write_atomically, Calibration};
+use harness::calibration::{default_path, Calibration};
+use harness::experiments::validate_maxplus::{kernel_for, validate_maxplus, MaxPlusRunOptions};
 use harness::model::maxplus::summary::summarise;
-use harness::model::maxplus::{KernelGraph, Parameters};
+use harness::model::maxplus::{predict_iteration, KernelGraph, LaunchPlan, Parameters};
 use harness::report::maxplus::{graph_report, inputs_table, predictions_table, validation_report};
-use harness::workloads::validate_maxplus::{
-    kernel_for, predict_iteration, validate_maxplus, LaunchPlan, MaxPlusRunOptions,
-};
 
-use super::pick_device;
+use super::{pick_device, write_and_say};
 
 /// A size: an integer or `2^k`.
 pub fn parse_size(text: &str) -> Result<usize, String> {
@@ -124,22 +122,13 @@ pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
     if !predictions.is_empty() {
         println!(
             "\npredicted time per iteration ({}), n = {}:",
-            plan_text(plan),
+            plan.description(),
             executors.unwrap_or(1)
         );
         print!("{}", predictions_table(&predictions));
         println!("* = our extension (overlapping rounds + launch overhead), not the paper's model");
     }
     Ok(())
-}
-
-fn plan_text(plan: LaunchPlan) -> &'static str {
-    match plan {
-        LaunchPlan::Elements => "N instances in one launch",
-        LaunchPlan::Interior2d => "an N×N grid, (N−2)² instances in one launch",
-        LaunchPlan::AntiDiagonals => "an N×N grid, one launch per anti-diagonal",
-        LaunchPlan::LineSweeps3d => "an N³ cube, 3 sweeps of (N−2)² lines of N−2 steps",
-    }
 }
 
 /// The parameters from the calibration and `--set`, and the launch overhead.
@@ -237,7 +226,7 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
     };
     let v = validate_maxplus(&graph, device, &options, |line| eprintln!("{line}"))?;
     let stem = calibration_stem(&calibration_path, graph.name());
-    write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())?;
+    write_and_say(&stem, &[], &v)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -258,18 +247,6 @@ fn calibration_stem(calibration: &Path, graph: &str) -> PathBuf {
     let mut name = base.as_os_str().to_owned();
     name.push(format!(".maxplus.{graph}"));
     PathBuf::from(name)
-}
-
-/// Write `<stem>.json` and `<stem>.csv` atomically.
-pub fn write_pair(stem: &Path, json: &str, csv: &str) -> Result<()> {
-    let json_path = with_suffix(stem, "json");
-    let csv_path = with_suffix(stem, "csv");
-    write_atomically(&json_path, json.as_bytes())
-        .with_context(|| format!("cannot write {}", json_path.display()))?;
-    write_atomically(&csv_path, csv.as_bytes())
-        .with_context(|| format!("cannot write {}", csv_path.display()))?;
-    eprintln!("wrote {} and {}", json_path.display(), csv_path.display());
-    Ok(())
 }
 
 #[cfg(test)]

@@ -11,11 +11,14 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 use harness::backend::{discover, select, DeviceList, DeviceSelector};
-use harness::bench::calibrate::{calibrate, CalibrateOptions};
+use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
+use harness::experiments::predict::{calibration_path, predict};
+use harness::experiments::series::{run_series, Series};
+use harness::experiments::validate::{validate, Validation};
+use harness::export::{write_atomically, write_results, Exportable, Format};
 use harness::report::views;
 use harness::workloads::registry::{has_layouts, lookup};
-use harness::workloads::series::run_series;
 use harness::workloads::Layout;
 
 /// Measure GPUs and predict how long parallel programs take on them.
@@ -120,11 +123,12 @@ enum Command {
         sizes: Vec<usize>,
         #[command(flatten)]
         runs: SeriesOptions,
-        /// Also write the series in this format beside the JSON and CSV: `extrap` writes
-        /// <stem>.extrap.txt, Extra-P's text input (PARAMETER / POINTS / METRIC / REGION /
-        /// DATA, every repetition), to put Extra-P's PMNF models beside our fit.
-        #[arg(long, value_parser = ["extrap"])]
-        format: Option<String>,
+        /// Also write the series in these formats beside the JSON and CSV (comma-separated):
+        /// `extrap` writes <stem>.extrap.txt, Extra-P's text input (PARAMETER / POINTS /
+        /// METRIC / REGION / DATA, every repetition), to put Extra-P's PMNF models beside our
+        /// fit; `markdown` writes <stem>.md, the CSV's rows as a Markdown table.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        format: Vec<Format>,
     },
     /// Write an existing series file in Extra-P's text input format (to standard output, or
     /// to --output).
@@ -301,7 +305,7 @@ pub fn run() -> Result<()> {
             sizes,
             runs,
             format,
-        } => series_command(&workload, &sizes, &runs, format.is_some()),
+        } => series_command(&workload, &sizes, &runs, &format),
         Command::ExportExtrap { series, output } => export_extrap(&series, output.as_deref()),
     }
 }
@@ -450,7 +454,12 @@ fn run_command(
     Ok(())
 }
 
-fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions, extrap: bool) -> Result<()> {
+fn series_command(
+    name: &str,
+    sizes: &[usize],
+    runs: &SeriesOptions,
+    formats: &[Format],
+) -> Result<()> {
     let (iters, repeat, layout, output_dir) =
         (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
     let workload = lookup(name, layout)?;
@@ -472,30 +481,40 @@ fn series_command(name: &str, sizes: &[usize], runs: &SeriesOptions, extrap: boo
         repeat,
         |p| eprintln!("{}", views::series_progress(p)),
     )?;
-    let stem = series.stem(output_dir);
-    if extrap {
-        // Checked before anything is written, so a series Extra-P cannot take leaves no files.
-        let text = harness::fit::extrap::to_extrap(&series)?;
-        let path = harness::calibration::with_suffix(&stem, "extrap.txt");
-        harness::calibration::write_atomically(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    maxplus::write_pair(
-        &stem,
-        &serde_json::to_string_pretty(&series)?,
-        &series.to_csv(),
-    )
+    write_and_say(&series.stem(output_dir), formats, &series)
+}
+
+/// Write a result in its formats (JSON and CSV always) and say which files.
+pub(crate) fn write_and_say(
+    stem: &std::path::Path,
+    formats: &[Format],
+    result: &dyn Exportable,
+) -> Result<()> {
+    let mut all = vec![Format::Csv];
+    all.extend_from_slice(formats);
+    let written = write_results(stem, &all, result)?;
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("wrote {}", names.join(", "));
+    Ok(())
 }
 
 /// `harness export-extrap`.
 fn export_extrap(path: &std::path::Path, output: Option<&std::path::Path>) -> Result<()> {
-    let series = harness::workloads::series::Series::load(path)?;
-    let text = harness::fit::extrap::to_extrap(&series)
+    // A validation holds the series its fits used; a series file is one.
+    let series = match Series::load(path) {
+        Ok(series) => series,
+        Err(series_error) => match Validation::load(path) {
+            Ok(v) => v.series,
+            Err(_) => return Err(series_error.into()),
+        },
+    };
+    let text = Format::Extrap
+        .exporter()
+        .serialize(&series)
         .with_context(|| format!("{} cannot be exported", path.display()))?;
     match output {
         Some(out) => {
-            harness::calibration::write_atomically(out, text.as_bytes())
+            write_atomically(out, text.as_bytes())
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
@@ -510,77 +529,40 @@ fn predict_command(
     calibration: Option<PathBuf>,
     json: bool,
 ) -> Result<()> {
-    let series = harness::workloads::series::Series::load(path)?;
-    let forecast = harness::fit::forecast::forecast(&series, target)?;
-    let Some(calibration) = calibration else {
+    let series = Series::load(path)?;
+    let calibration = calibration.map(|c| Calibration::load(&c)).transpose()?;
+    let prediction = predict(&series, target, calibration.as_ref())?;
+    let Some(windowed) = prediction.windowed else {
         if json {
-            println!("{}", serde_json::to_string_pretty(&forecast)?);
+            println!("{}", serde_json::to_string_pretty(&prediction.paper)?);
         } else {
-            print!("{}", views::forecast_table(&forecast));
+            print!("{}", views::forecast_table(&prediction.paper));
         }
         return Ok(());
     };
-    let facts =
-        harness::calibration::model_parameters::window_facts(&Calibration::load(&calibration)?);
-    let layout = series.layout.as_deref().map(str::parse).transpose()?;
-    let workload = lookup(&series.workload, layout).with_context(|| {
-        format!(
-            "the windowed variant needs the workload `{}` to know its sizes' work and memory",
-            series.workload
-        )
-    })?;
-    if target.fract() != 0.0 || target < 1.0 {
-        bail!("--target must be a whole size for the windowed variant, got {target}");
-    }
-    let (window, windowed) = harness::workloads::validate::windowed_forecast(
-        workload.as_ref(),
-        &series,
-        &facts,
-        target as usize,
-    );
     if json {
-        let out = serde_json::json!({"paper": forecast, "windowed": windowed, "window": window});
+        let out = serde_json::json!({
+            "paper": prediction.paper,
+            "windowed": windowed.forecast,
+            "window": windowed.window,
+        });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     println!("paper variant (every size):");
-    print!("{}", views::forecast_table(&forecast));
-    match &windowed {
+    print!("{}", views::forecast_table(&prediction.paper));
+    match &windowed.forecast {
         Some(w) => {
-            println!("\nwindowed variant (sizes {:?}):", window.choice.accepted);
+            println!(
+                "\nwindowed variant (sizes {:?}):",
+                windowed.window.choice.accepted
+            );
             print!("{}", views::forecast_table(w));
         }
         None => println!("\nwindowed variant: none"),
     }
-    print!("{}", views::window_report(&window));
+    print!("{}", views::window_report(&windowed.window));
     Ok(())
-}
-
-/// The window facts from `explicit`, else from the device's calibration under `dir` if there
-/// is one (a note says when there is not).
-fn device_facts(
-    explicit: Option<PathBuf>,
-    dir: &std::path::Path,
-    device: &harness::backend::DeviceInfo,
-) -> Result<Option<harness::fit::window::DeviceFacts>> {
-    let path = match explicit {
-        Some(p) => p,
-        None => {
-            let p = default_path(dir, device);
-            if !p.exists() {
-                eprintln!(
-                    "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
-                    p.display()
-                );
-                return Ok(None);
-            }
-            p
-        }
-    };
-    let c = Calibration::load(&path)?;
-    Ok(Some(harness::calibration::model_parameters::window_facts(
-        &c,
-    )))
 }
 
 fn validate_command(
@@ -598,8 +580,19 @@ fn validate_command(
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
     let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
-    let facts = device_facts(calibration, output_dir, device.info())?;
-    let v = harness::workloads::validate::validate(
+    let facts = match calibration_path(calibration.as_deref(), output_dir, device.info()) {
+        Some(path) => Some(harness::calibration::model_parameters::window_facts(
+            &Calibration::load(&path)?,
+        )),
+        None => {
+            eprintln!(
+                "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
+                default_path(output_dir, device.info()).display()
+            );
+            None
+        }
+    };
+    let v = validate(
         workload.as_ref(),
         layout_name,
         device,
@@ -616,16 +609,12 @@ fn validate_command(
         device.info().slug(),
         workload.name().replace(['/', '.'], "_")
     ));
-    maxplus::write_pair(&stem, &serde_json::to_string_pretty(&v)?, &v.to_csv())?;
+    write_and_say(&stem, &[], &v)?;
     validation_figures(&v, plot_dir, &stem)
 }
 
 /// The fit and Fig. 1 figures of one validation, named after its result file.
-fn validation_figures(
-    v: &harness::workloads::validate::Validation,
-    dir: &std::path::Path,
-    stem: &std::path::Path,
-) -> Result<()> {
+fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::Path) -> Result<()> {
     use harness::plot::fractal_figures::{fit_figure, polynomial_vs_fractal_figure};
     let base = stem
         .file_name()
@@ -655,7 +644,7 @@ fn plot_validations(files: &[PathBuf], dir: &std::path::Path, name: &str) -> Res
     use harness::plot::fractal_figures::{error_bars_figure, parity_figure};
     let validations = files
         .iter()
-        .map(|f| harness::workloads::validate::Validation::load(f))
+        .map(|f| Validation::load(f))
         .collect::<Result<Vec<_>, _>>()?;
     for (v, file) in validations.iter().zip(files) {
         validation_figures(v, dir, &file.with_extension(""))?;

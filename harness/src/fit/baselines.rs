@@ -1,5 +1,5 @@
 //! The baselines the fractal model is judged against (Escobar & Boppana, IEEE HPCC 2018,
-//! PAPERS.md §2):
+//! docs/models.md §2):
 //!
 //! - least-squares polynomials `T = Σ_{j=0}^{p} β_j·N^j` of degree p = 1 … 4, the paper's
 //!   Fig. 1: fitted to six small runs they reproduce the runs and extrapolate wildly;

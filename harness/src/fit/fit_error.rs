@@ -1,5 +1,5 @@
 //! Errors shared by the run-time extrapolation fits: the fractal (log-log) fit of Escobar &
-//! Boppana (PAPERS.md §2, [`super::fractal`]), the polynomial and `a·N^c + b` baselines it is
+//! Boppana (docs/models.md §2, [`super::fractal`]), the polynomial and `a·N^c + b` baselines it is
 //! compared with ([`super::baselines`]) and the whole-application phase model
 //! ([`super::phases`]).
 //!

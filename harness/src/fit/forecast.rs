@@ -1,14 +1,74 @@
-//! A run-time forecast from a small-scale series (PAPERS.md §2): per phase and for the whole
+//! A run-time forecast from a small-scale series (docs/models.md §2): per phase and for the whole
 //! run, the paper's fractal fit with its prediction interval, beside the baselines fitted
 //! to the same points (polynomials of degree 1–4, a·N^c + b), and the window warnings.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::baselines::{fit_power_offset, polynomial_baselines, PowerOffsetOptions};
 use super::fit_error::FitError;
 use super::fractal::{fit_power_law, fit_power_law_with_offset, window_warnings, FractalFit};
 use super::phases::{predict_application, AppPrediction, PhaseOptions, PhaseSeries};
-use crate::workloads::series::Series;
+
+/// One phase's median at one size, and how many launches (or transfers) it made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseMedian {
+    /// Phase name.
+    pub name: String,
+    /// Median time over the repeats, seconds.
+    pub median_seconds: f64,
+    /// Launches (or transfers) per run.
+    pub count: u64,
+}
+
+/// One size of a series as the forecast sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeMedians {
+    /// Problem size N.
+    pub size: usize,
+    /// The phases, in the run's order.
+    pub phases: Vec<PhaseMedian>,
+    /// Median of the run's total, seconds.
+    pub total_seconds: f64,
+}
+
+/// A small-scale series reduced to the numbers a forecast needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesMedians {
+    /// What was measured (a workload's name), carried into the forecast.
+    pub workload: String,
+    /// The sizes.
+    pub points: Vec<SizeMedians>,
+}
+
+/// Which prediction recipe made a forecast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// The paper's recipe: every small size, a plain log-log fit.
+    Paper,
+    /// Ours: only the sizes the calibration accepts, launch overhead subtracted before the
+    /// fit and added back at the target ([`super::window`]).
+    Windowed,
+}
+
+impl Variant {
+    /// Every variant, in the order tables show them.
+    pub const ALL: [Variant; 2] = [Variant::Paper, Variant::Windowed];
+
+    /// The name in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Paper => "paper",
+            Variant::Windowed => "windowed",
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One phase's (or the total's) forecast.
 #[derive(Debug, Clone, Serialize)]
@@ -28,9 +88,8 @@ pub struct PhaseForecast {
 /// The whole forecast.
 #[derive(Debug, Clone, Serialize)]
 pub struct Forecast {
-    /// `paper` (every size, the paper's fit) or `windowed` (the sizes the calibration
-    /// accepts, launch overhead subtracted; see [`super::window`]).
-    pub variant: String,
+    /// The recipe that made it.
+    pub variant: Variant,
     /// Workload.
     pub workload: String,
     /// Target size.
@@ -86,7 +145,7 @@ fn forecast_one(
 }
 
 /// Forecast every phase and the total of `series` at `target` by the paper's method.
-pub fn forecast(series: &Series, target: f64) -> Result<Forecast, FitError> {
+pub fn forecast(series: &SeriesMedians, target: f64) -> Result<Forecast, FitError> {
     forecast_variant(series, target, None)
 }
 
@@ -99,7 +158,7 @@ pub fn is_kernel_phase(name: &str) -> bool {
 /// phase's time less its launches × `launch_seconds` before the log-log fit (added back,
 /// extrapolated, at the target).
 pub fn forecast_windowed(
-    series: &Series,
+    series: &SeriesMedians,
     target: f64,
     accepted: &[usize],
     launch_seconds: f64,
@@ -110,7 +169,7 @@ pub fn forecast_windowed(
 }
 
 fn forecast_variant(
-    series: &Series,
+    series: &SeriesMedians,
     target: f64,
     launch_seconds: Option<f64>,
 ) -> Result<Forecast, FitError> {
@@ -182,11 +241,7 @@ fn forecast_variant(
             phase_columns.push((name.clone(), times));
         }
     }
-    let totals: Vec<f64> = series
-        .points
-        .iter()
-        .map(|p| p.total.median_seconds)
-        .collect();
+    let totals: Vec<f64> = series.points.iter().map(|p| p.total_seconds).collect();
     phases.push(forecast_one(
         "total",
         &sizes,
@@ -211,11 +266,10 @@ fn forecast_variant(
     };
     Ok(Forecast {
         variant: if launch_seconds.is_some() {
-            "windowed"
+            Variant::Windowed
         } else {
-            "paper"
-        }
-        .to_string(),
+            Variant::Paper
+        },
         workload: series.workload.clone(),
         target,
         phases,
@@ -228,8 +282,6 @@ fn forecast_variant(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::DeviceInfo;
-    use crate::workloads::series::{PhasePoint, SeriesPoint, TotalPoint};
 
     const LAUNCH: f64 = 1e-5;
     const LAUNCHES: u64 = 100;
@@ -239,45 +291,30 @@ mod tests {
         LAUNCHES as f64 * LAUNCH + 1e-9 * n * n
     }
 
-    fn point(size: usize, with_upload: bool) -> SeriesPoint {
+    fn point(size: usize, with_upload: bool) -> SizeMedians {
         let t = time(size as f64);
-        let mut phases = vec![PhasePoint {
+        let mut phases = vec![PhaseMedian {
             name: "kernel".into(),
             median_seconds: t,
-            ci95: [t, t],
-            fraction: 1.0,
             count: LAUNCHES,
-            samples: vec![t],
         }];
         if with_upload {
-            phases.push(PhasePoint {
+            phases.push(PhaseMedian {
                 name: "upload".into(),
                 median_seconds: 1e-6,
-                ci95: [1e-6, 1e-6],
-                fraction: 0.0,
                 count: 1,
-                samples: vec![1e-6],
             });
         }
-        SeriesPoint {
+        SizeMedians {
             size,
             phases,
-            total: TotalPoint {
-                median_seconds: t,
-                ci95: [t, t],
-                samples: vec![t],
-            },
+            total_seconds: t,
         }
     }
 
-    fn series(points: Vec<SeriesPoint>) -> Series {
-        Series {
+    fn series(points: Vec<SizeMedians>) -> SeriesMedians {
+        SeriesMedians {
             workload: "synthetic".into(),
-            layout: None,
-            device: DeviceInfo::for_tests(),
-            iterations: 1,
-            repeats: 1,
-            verified: true,
             points,
         }
     }
@@ -289,8 +326,8 @@ mod tests {
         let paper = forecast(&s, target).expect("fits");
         let windowed = forecast_windowed(&s, target, &[64, 128, 256, 512], LAUNCH).expect("fits");
         assert_eq!(
-            (paper.variant.as_str(), windowed.variant.as_str()),
-            ("paper", "windowed")
+            (paper.variant, windowed.variant),
+            (Variant::Paper, Variant::Windowed)
         );
         let kernel = |f: &Forecast| {
             f.phases

@@ -1,5 +1,5 @@
 //! The fractal (log-log) run-time model of Escobar & Boppana, "Fractal-based performance
-//! prediction of parallel CPU and GPU applications", IEEE HPCC 2018 (PAPERS.md §2).
+//! prediction of parallel CPU and GPU applications", IEEE HPCC 2018 (docs/models.md §2).
 //!
 //! A phase whose time grows as `T = a·N^c` (paper eq. 1) is a straight line on log-log axes:
 //! `ln T_i = ln a + c·ln n_i` (eq. 2). The paper normalises the sizes by the target n_L, so

@@ -1,7 +1,6 @@
 //! Statistics and regressions: pure numerics that know nothing about devices.
 
 pub mod baselines;
-pub mod extrap;
 pub mod fit_error;
 pub mod forecast;
 pub mod fractal;

@@ -1,5 +1,5 @@
 //! Phase selection and whole-application prediction, steps 1 and 3 of Escobar & Boppana's
-//! method (IEEE HPCC 2018, §III-A and §III-C; PAPERS.md §2).
+//! method (IEEE HPCC 2018, §III-A and §III-C; docs/models.md §2).
 //!
 //! 1. From a few profiled small runs, each phase's (function's, kernel's) share of the run
 //!    time; keep the phases that together hold most of the time at the largest size, largest

@@ -1,5 +1,5 @@
 //! Choosing the fit window from what the calibration knows (beyond Escobar & Boppana,
-//! PAPERS.md §2): the paper fits ln T over whatever small sizes were run, which on a GPU puts
+//! docs/models.md §2): the paper fits ln T over whatever small sizes were run, which on a GPU puts
 //! the window where launch overhead and latency dominate, or in a cache level the large sizes
 //! will have left. A size is kept for the `windowed` fit only if
 //!

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use super::{csv_field, write_csv, PlotError};
+use super::{write_csv, PlotError};
+use crate::experiments::balance::MeasuredBalance;
+use crate::export::csv::csv_field;
 
 /// Bars in groups: one group per category (a workload), one bar per series (a model).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,9 +35,9 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
         });
     }
     super::create_parent(stem)?;
-    let svg = crate::calibration::with_suffix(stem, "svg");
-    let png = crate::calibration::with_suffix(stem, "png");
-    let csv = crate::calibration::with_suffix(stem, "csv");
+    let svg = crate::export::with_suffix(stem, "svg");
+    let png = crate::export::with_suffix(stem, "png");
+    let csv = crate::export::with_suffix(stem, "csv");
     super::render_bars_svg(figure, &svg)?;
     super::render_bars_png(figure, &png)?;
     let mut text = format!(
@@ -128,4 +130,18 @@ where
         .border_style(BLACK)
         .draw()
         .map_err(|e| e.to_string())
+}
+
+/// The measured balance's bars: each split's measured speed-up beside the model's.
+pub fn balance_figure(measured: &MeasuredBalance, size: usize) -> BarFigure {
+    BarFigure {
+        title: format!("speed-up over one core, SOR batch N = {size}"),
+        y_label: "speed-up K over T1".into(),
+        series: vec!["predicted (model)".into(), "measured".into()],
+        groups: measured
+            .runs
+            .iter()
+            .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
+            .collect(),
+    }
 }

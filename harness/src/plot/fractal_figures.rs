@@ -1,6 +1,6 @@
 //! Publication figures of the fractal run-time prediction (Escobar & Boppana, "Fractal-based
-//! performance prediction of parallel CPU and GPU applications", IEEE HPCC 2018; PAPERS.md
-//! §2):
+//! performance prediction of parallel CPU and GPU applications", IEEE HPCC 2018;
+//! docs/models.md §2):
 //!
 //! - [`fit_figure`]: a series' medians on log-log axes, the fitted `T = a·N^c` extrapolated to
 //!   the target with its 95 % prediction interval, the measured large sizes, and below them
@@ -17,10 +17,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{save_bars, save_figure, BarFigure, Figure, Mark, Panel, PlotError, Series};
+use crate::experiments::series::Series as RunSeries;
+use crate::experiments::validate::Validation;
 use crate::fit::baselines::polynomial_baselines;
+use crate::fit::forecast::Variant;
 use crate::fit::fractal::{fit_power_law, FractalFit};
-use crate::workloads::series::Series as RunSeries;
-use crate::workloads::validate::Validation;
 
 /// Sizes along the log-spaced extrapolation at which the fit and its interval are drawn
 /// (the measured sizes are added to them).
@@ -33,10 +34,9 @@ const LINEAR_SAMPLES: usize = 60;
 /// The name of the run's total, in a series and in [`Validation`] rows.
 const TOTAL: &str = "total";
 
-/// The paper's variant in [`Validation`] rows (the one [`Validation::total_error`] covers).
-const PAPER: &str = "paper";
-/// The calibration-windowed variant's rows (`workloads::validate`).
-const WINDOWED: &str = "windowed";
+/// The paper's variant (the one [`Validation::total_error`] covers) and ours.
+const PAPER: Variant = Variant::Paper;
+const WINDOWED: Variant = Variant::Windowed;
 
 const X_LABEL: &str = "problem size N";
 const Y_LABEL: &str = "time (s)";
@@ -464,8 +464,8 @@ fn short(name: &str) -> String {
 mod tests {
     use super::*;
     use crate::backend::DeviceInfo;
-    use crate::workloads::series::{PhasePoint, SeriesPoint, TotalPoint};
-    use crate::workloads::validate::{ErrorSummary, ValidationRow};
+    use crate::experiments::series::{PhasePoint, SeriesPoint, TotalPoint};
+    use crate::experiments::validate::{ErrorSummary, ValidationRow};
 
     const SIZES: [usize; 5] = [1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18];
     const KERNEL_SHARE: f64 = 0.8;
@@ -535,14 +535,14 @@ mod tests {
     }
 
     fn row(
-        variant: &str,
+        variant: Variant,
         size: usize,
         phase: &str,
         predicted: f64,
         measured: f64,
     ) -> ValidationRow {
         ValidationRow {
-            variant: variant.into(),
+            variant,
             size,
             phase: phase.into(),
             predicted_seconds: predicted,
@@ -565,7 +565,7 @@ mod tests {
                 measured,
             ));
             rows.push(row(PAPER, size, "kernel", measured * 0.8, measured * 0.8));
-            rows.push(row("windowed", size, TOTAL, measured * 1.5, measured));
+            rows.push(row(WINDOWED, size, TOTAL, measured * 1.5, measured));
         }
         let total_errors: Vec<f64> = errors.iter().map(|e| e.abs()).collect();
         let stats = |v: &[f64]| {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{save_figure, Figure, Mark, Panel, PlotError, Series};
-use crate::workloads::validate_maxplus::MaxPlusValidation;
+use crate::experiments::validate_maxplus::MaxPlusValidation;
 
 /// Errors below this (%) are drawn at it: the error panel's axis is logarithmic.
 const ERROR_FLOOR: f64 = 0.01;
@@ -77,7 +77,7 @@ pub fn maxplus_figure(
 }
 
 fn size_meaning(v: &MaxPlusValidation) -> &'static str {
-    use crate::workloads::validate_maxplus::LaunchPlan;
+    use crate::model::maxplus::LaunchPlan;
     match v.kernel.plan {
         LaunchPlan::Elements => "elements",
         LaunchPlan::Interior2d | LaunchPlan::AntiDiagonals => "grid side",

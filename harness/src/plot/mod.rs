@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::IntoDrawingArea;
 use thiserror::Error;
 
-pub use bars::{save_bars, BarFigure};
+use crate::export::csv::csv_field;
+pub use bars::{balance_figure, save_bars, BarFigure};
 
 /// Errors while drawing or writing a figure.
 #[derive(Debug, Error)]
@@ -119,9 +120,9 @@ pub struct Figure {
 pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     render::check(figure)?;
     create_parent(stem)?;
-    let svg = crate::calibration::with_suffix(stem, "svg");
-    let png = crate::calibration::with_suffix(stem, "png");
-    let csv = crate::calibration::with_suffix(stem, "csv");
+    let svg = crate::export::with_suffix(stem, "svg");
+    let png = crate::export::with_suffix(stem, "png");
+    let csv = crate::export::with_suffix(stem, "csv");
     render::draw_svg(figure, &svg)?;
     render::draw_png(figure, &png)?;
     write_csv(&csv, &figure_csv(figure))?;
@@ -216,15 +217,6 @@ fn figure_csv(figure: &Figure) -> String {
     out
 }
 
-/// Quote a CSV field when it holds a comma or a quote.
-pub fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 /// Create the folder a figure goes into.
 fn create_parent(stem: &Path) -> Result<(), PlotError> {
     match stem.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -237,7 +229,7 @@ fn create_parent(stem: &Path) -> Result<(), PlotError> {
 }
 
 fn write_csv(path: &Path, text: &str) -> Result<(), PlotError> {
-    crate::calibration::write_atomically(path, text.as_bytes()).map_err(|source| PlotError::Io {
+    crate::export::write_atomically(path, text.as_bytes()).map_err(|source| PlotError::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -119,7 +119,7 @@ fn tick_label(v: f64, log: bool) -> String {
         return format!("1e{}", v.round() as i64);
     }
     let real = if log { 10f64.powf(v) } else { v };
-    crate::report::table::sig(real, 3)
+    crate::export::table::sig(real, 3)
 }
 
 /// Tick count: one per decade on a log axis (so ticks fall on powers of ten), else 8.

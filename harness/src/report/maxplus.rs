@@ -1,10 +1,11 @@
 //! Tables for `harness maxplus` and `harness validate-maxplus`.
 
-use super::table::{sig, Table};
 use crate::calibration::model_parameters::ModelInputs;
+use crate::experiments::validate_maxplus::MaxPlusValidation;
+use crate::export::{sig, Table};
 use crate::model::maxplus::parameters::display_name;
 use crate::model::maxplus::summary::GraphSummary;
-use crate::workloads::validate_maxplus::{MaxPlusValidation, VariantTime};
+use crate::model::maxplus::VariantTime;
 
 /// The graph: nodes, Z, height and every model's formula.
 pub fn graph_report(s: &GraphSummary) -> String {

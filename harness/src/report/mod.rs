@@ -1,5 +1,4 @@
 //! Human-readable output: plain-text tables for the terminal.
 
 pub mod maxplus;
-pub mod table;
 pub mod views;

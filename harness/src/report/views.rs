@@ -1,9 +1,9 @@
 //! Tables for the commands: device lists, calibration summaries and comparisons.
 
-use super::table::{sig, Table};
 use crate::backend::DeviceInfo;
-use crate::calibration::compare::{named_parameters, ParameterComparison};
+use crate::calibration::compare::ParameterComparison;
 use crate::calibration::Calibration;
+use crate::export::{sig, Table};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or("-".into(), |v| v.to_string())
@@ -49,9 +49,9 @@ pub fn devices_table(devices: &[&DeviceInfo]) -> String {
 /// The parameter table printed after a calibration.
 pub fn calibration_summary(c: &Calibration) -> String {
     let mut t = Table::new(["parameter", "value", "unit", "95% CI", "method"]);
-    for (name, p) in named_parameters(c) {
+    for (parameter, p) in c.parameters.iter() {
         t.row([
-            name.to_string(),
+            parameter.symbol().to_string(),
             sig(p.value, 4),
             p.unit.clone(),
             format!("[{}, {}]", sig(p.ci95[0], 4), sig(p.ci95[1], 4)),
@@ -136,7 +136,7 @@ pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str)
     let mut t = Table::new(["parameter", before, after, "unit", "ratio", "CIs overlap"]);
     for r in rows {
         t.row([
-            r.name.clone(),
+            r.symbol.to_string(),
             sig(r.before, 4),
             sig(r.after, 4),
             r.unit.clone(),
@@ -183,7 +183,7 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
 }
 
 /// One line per size of a series as it completes.
-pub fn series_progress(p: &crate::workloads::series::SeriesPoint) -> String {
+pub fn series_progress(p: &crate::experiments::series::SeriesPoint) -> String {
     format!(
         "N = {}: total {} ms [{}, {}]",
         p.size,
@@ -193,7 +193,7 @@ pub fn series_progress(p: &crate::workloads::series::SeriesPoint) -> String {
     )
 }
 
-/// The `harness balance` decomposition table (PAPERS.md §3).
+/// The `harness balance` decomposition table (docs/models.md §3).
 pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> String {
     let h = &d.hybrid;
     let mut t = Table::new(["quantity", "value", "meaning"]);
@@ -312,7 +312,7 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
     );
     match (&f.application, &f.application_error) {
         (Some(a), _) => out.push_str(&format!(
-            "\nwhole application (selected phases' fractions normalised, PAPERS.md §2 step 3): {} s\n",
+            "\nwhole application (selected phases' fractions normalised, docs/models.md §2 step 3): {} s\n",
             sig(a.prediction_seconds, 4)
         )),
         (None, Some(e)) => out.push_str(&format!("\nwhole application: not predicted ({e})\n")),
@@ -328,7 +328,7 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
 }
 
 /// The `harness validate` table: predicted against measured per size and phase.
-pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
+pub fn validation_table(v: &crate::experiments::validate::Validation) -> String {
     let mut t = Table::new([
         "N",
         "variant",
@@ -341,7 +341,7 @@ pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
     for r in &v.rows {
         t.row([
             r.size.to_string(),
-            r.variant.clone(),
+            r.variant.to_string(),
             r.phase.clone(),
             sig(r.predicted_seconds, 4),
             r.interval.map_or("-".to_string(), |i| {
@@ -374,7 +374,7 @@ pub fn validation_table(v: &crate::workloads::validate::Validation) -> String {
 }
 
 /// The window chosen for one target: the sizes fitted, each rejected size with its reasons.
-pub fn window_report(w: &crate::workloads::validate::LargeWindow) -> String {
+pub fn window_report(w: &crate::experiments::validate::LargeWindow) -> String {
     let mut out = format!(
         "window for N = {} (its working set lives in {}): fitted on {:?}\n",
         w.size, w.choice.target_level, w.choice.accepted
@@ -396,7 +396,7 @@ pub fn window_report(w: &crate::workloads::validate::LargeWindow) -> String {
 }
 
 /// The measured fragments of a hybrid program and the φ, ρ they give.
-pub fn fragments_table(f: &crate::workloads::hybrid::FragmentTimes, q: u32, r: u32) -> String {
+pub fn fragments_table(f: &crate::experiments::balance::FragmentTimes, q: u32, r: u32) -> String {
     let mut t = Table::new(["time", "median s", "95% CI", "what"]);
     let ci =
         |s: &crate::fit::stats::Summary| format!("[{}, {}]", sig(s.ci95[0], 3), sig(s.ci95[1], 3));
@@ -428,7 +428,7 @@ pub fn fragments_table(f: &crate::workloads::hybrid::FragmentTimes, q: u32, r: u
 }
 
 /// Measured against predicted speed-up per split.
-pub fn split_runs_table(runs: &[crate::workloads::hybrid::SplitRun]) -> String {
+pub fn split_runs_table(runs: &[crate::experiments::balance::SplitRun]) -> String {
     let mut t = Table::new([
         "split",
         "cores alone",
@@ -456,4 +456,106 @@ pub fn split_runs_table(runs: &[crate::workloads::hybrid::SplitRun]) -> String {
         ]);
     }
     t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::compare::compare;
+    use crate::workloads::{PhaseTiming, RunResult};
+
+    fn fixture() -> Calibration {
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/calibration-host.json"
+        ));
+        Calibration::load(&path).expect("the fixture parses")
+    }
+
+    #[test]
+    fn the_calibration_summary_names_parameters_by_their_symbols() {
+        let c = fixture();
+        let text = calibration_summary(&c);
+        let first_column: Vec<&str> = text
+            .lines()
+            .skip(4)
+            .take(6)
+            .map(|l| l.split_whitespace().next().unwrap_or(""))
+            .collect();
+        assert_eq!(first_column, ["t", "T", "Δt", "ΔT", "τ", "n"], "{text}");
+        assert!(text.starts_with(&c.device.name), "{text}");
+        assert!(text.contains("read latency levels"), "{text}");
+        assert!(text.contains("memory"), "{text}");
+    }
+
+    #[test]
+    fn the_comparison_flags_intervals_that_do_not_overlap() {
+        let before = fixture();
+        let mut after = fixture();
+        after.parameters.write_gap.value *= 3.0;
+        after.parameters.write_gap.ci95 = after.parameters.write_gap.ci95.map(|v| v * 3.0);
+        let text = comparison_table(&compare(&before, &after), "old", "new");
+        let line = |symbol: &str| {
+            text.lines()
+                .find(|l| l.starts_with(symbol))
+                .unwrap_or_else(|| panic!("{symbol} row in {text}"))
+                .to_string()
+        };
+        assert!(line("ΔT").trim_end().ends_with("3.00  NO"), "{text}");
+        assert!(line("Δt").trim_end().ends_with("1.00  yes"), "{text}");
+        assert!(text.lines().next().expect("header").contains("old"));
+    }
+
+    #[test]
+    fn the_run_table_shows_time_share_and_bandwidth() {
+        let run = RunResult {
+            workload: "vadd".into(),
+            size: 1000,
+            iterations: 1,
+            phases: vec![
+                PhaseTiming {
+                    name: "vadd".into(),
+                    seconds: 0.002,
+                    count: 10,
+                    fraction: 0.75,
+                    bytes: Some(12_000_000),
+                },
+                PhaseTiming {
+                    name: "upload".into(),
+                    seconds: 0.0005,
+                    count: 2,
+                    fraction: 0.25,
+                    bytes: None,
+                },
+            ],
+            total_seconds: 0.0025,
+            verification: None,
+        };
+        let text = run_table(&run);
+        let vadd = text
+            .lines()
+            .find(|l| l.starts_with("vadd") && l.contains('%'))
+            .expect("row");
+        // 12 MB in 2 ms: 6 GB/s.
+        assert!(vadd.contains("2.000") && vadd.contains("75.0 %"), "{text}");
+        assert!(vadd.trim_end().ends_with("6.00"), "{text}");
+        let upload = text.lines().find(|l| l.starts_with("upload")).expect("row");
+        assert!(upload.trim_end().ends_with('-'), "{text}");
+    }
+
+    #[test]
+    fn the_devices_table_numbers_the_devices() {
+        let d = DeviceInfo::for_tests();
+        let text = devices_table(&[&d, &d]);
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 2);
+        assert!(
+            rows[0].starts_with("0  host") && rows[1].starts_with("1  host"),
+            "{text}"
+        );
+        assert!(
+            rows[0].contains("test CPU") && rows[0].contains("1024"),
+            "{text}"
+        );
+    }
 }

@@ -1,4 +1,4 @@
-//! `adi`: 3-D ADI as in the DVMH paper's Listing 2 (PAPERS.md §4).
+//! `adi`: 3-D ADI as in the DVMH paper's Listing 2 (docs/models.md §4).
 //!
 //! Per iteration three sweeps: along i, along j, along k, each `a = (a(−1) + a(+1)) / 2`
 //! sequentially along its axis with one executor per line; the k sweep also reduces
@@ -8,94 +8,13 @@
 //! axes before the k sweep and back after it (two transpose phases), so every sweep is
 //! coalesced — the paper's "dynamic array reordering".
 
+use super::grid3d::{initial, program, swap_jk, sweep};
 use super::session::{compare_with_history, Session};
 use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
-use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramSource};
+use crate::backend::{Arg, Buffer, Device, Launch};
 
 /// Agreement with the host, as a fraction of the array's largest value.
 pub const TOLERANCE: f64 = 1e-5;
-
-/// The 3-D grid program (ADI, LU-SSOR, line solves) and its host twins.
-pub fn program() -> ProgramSource {
-    ProgramSource::embedded(
-        "grid3d.kern",
-        include_str!("../../../kernels/workloads/grid3d.kern"),
-        TWINS,
-    )
-}
-
-const TWINS: &[(&str, HostKernel)] = &[
-    ("zero_u32", host_zero),
-    ("adi_sweep", host_sweep),
-    ("swap_jk", host_swap),
-    ("ssor_plane", super::lu_ssor::host_plane),
-    ("line_solve", super::line_solve::host_line_solve),
-];
-
-fn host_zero(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    a.slice_mut::<u32>(0)?[0] = 0;
-    Ok(())
-}
-
-/// One sweep over all interior lines; returns the largest change.
-pub fn sweep(a: &mut [f32], n: usize, line: usize, fast: usize, slow: usize) -> f32 {
-    let mut worst = 0.0f32;
-    for e_slow in 1..n - 1 {
-        for e_fast in 1..n - 1 {
-            let base = e_slow * slow + e_fast * fast;
-            let mut line_worst = 0.0f32;
-            for t in 1..n - 1 {
-                let p = base + t * line;
-                let old = a[p];
-                let v = (a[p - line] + a[p + line]) * 0.5;
-                a[p] = v;
-                line_worst = line_worst.max((old - v).abs());
-            }
-            worst = worst.max(line_worst);
-        }
-    }
-    worst
-}
-
-fn host_sweep(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    let grid = a.slice_mut::<f32>(0)?;
-    let (n, line, fast, slow) = (
-        a.u32(1)? as usize,
-        a.u32(2)? as usize,
-        a.u32(3)? as usize,
-        a.u32(4)? as usize,
-    );
-    let with_eps = a.u32(5)? != 0;
-    let eps = &mut a.slice_mut::<u32>(6)?[0];
-    let worst = sweep(grid, n, line, fast, slow);
-    if with_eps {
-        *eps = (*eps).max(worst.to_bits());
-    }
-    Ok(())
-}
-
-pub(super) fn host_swap(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    let (src, dst, n) = (
-        a.slice::<f32>(0)?,
-        a.slice_mut::<f32>(1)?,
-        a.u32(2)? as usize,
-    );
-    for i in 0..n {
-        for j in 0..n {
-            for k in 0..n {
-                dst[(i * n + k) * n + j] = src[(i * n + j) * n + k];
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The initial array: deterministic values in [0, 1).
-pub fn initial(n: usize) -> Vec<f32> {
-    (0..n * n * n)
-        .map(|k| ((k as u64 * 2_654_435_761 % 1000) as f32) * 1e-3)
-        .collect()
-}
 
 /// Listing 2 on the host: the reference. Returns the array and EPS per iteration.
 pub fn reference(n: usize, iterations: usize) -> (Vec<f32>, Vec<f32>) {
@@ -193,22 +112,5 @@ fn sweep_launch(
             Arg::Buf(eps),
         ],
         Some(bytes),
-    )
-}
-
-/// Transpose the j and k axes of `from` into `to` (the reordering phase).
-pub(super) fn swap_jk(
-    s: &mut Session<'_>,
-    from: &Buffer,
-    to: &Buffer,
-    n: usize,
-) -> Result<(), WorkloadError> {
-    let cube = s.cube(n);
-    s.launch_moving(
-        "swap j,k",
-        "swap_jk",
-        &cube,
-        &[Arg::Buf(from), Arg::Buf(to), Arg::U32(n as u32)],
-        Some(8 * (n * n * n) as u64),
     )
 }

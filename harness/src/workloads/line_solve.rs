@@ -1,4 +1,4 @@
-//! `line-solve`: BT/SP-style line solves (PAPERS.md §4): per iteration a tridiagonal solve
+//! `line-solve`: BT/SP-style line solves (docs/models.md §4): per iteration a tridiagonal solve
 //! (−1, 4, −1) by the Thomas algorithm along every line of the n³ grid, along i, then j, then
 //! k, one executor per line, in place.
 //!
@@ -8,9 +8,10 @@
 //! lines. The access pattern is theirs: in the `plain` layout the k lines are strided; the
 //! `reordered` layout swaps the j and k axes around the k solve, as for ADI.
 
+use super::grid3d::solve_all;
 use super::session::{compare, Session};
 use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
-use crate::backend::{Arg, Buffer, Device, HostArgs, Launch};
+use crate::backend::{Arg, Buffer, Device};
 
 /// Agreement with the host, relative to the largest value.
 pub const TOLERANCE: f64 = 1e-5;
@@ -27,52 +28,9 @@ pub fn inverse_pivots(n: usize) -> Vec<f32> {
     inv
 }
 
-/// Solve one line in place (the kernel's operation order).
-pub fn solve_line(a: &mut [f32], inv: &[f32], base: usize, line: usize) {
-    let n = inv.len();
-    let mut prev = 0.0f32;
-    for (t, r) in inv.iter().enumerate() {
-        let p = base + t * line;
-        prev = (a[p] + prev) * r;
-        a[p] = prev;
-    }
-    for t in (1..n).rev() {
-        let p = base + (t - 1) * line;
-        prev = a[p] + inv[t - 1] * prev;
-        a[p] = prev;
-    }
-}
-
-fn solve_all(a: &mut [f32], inv: &[f32], strides: [usize; 3]) {
-    let n = inv.len();
-    for e_slow in 0..n {
-        for e_fast in 0..n {
-            solve_line(
-                a,
-                inv,
-                e_slow * strides[2] + e_fast * strides[1],
-                strides[0],
-            );
-        }
-    }
-}
-
-pub(super) fn host_line_solve(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    let a = args.slice_mut::<f32>(0)?;
-    let n = args.u32(2)? as usize;
-    let inv = &args.slice::<f32>(1)?[..n];
-    let strides = [
-        args.u32(3)? as usize,
-        args.u32(4)? as usize,
-        args.u32(5)? as usize,
-    ];
-    solve_all(a, inv, strides);
-    Ok(())
-}
-
 /// The three solves per iteration on the host: the reference.
 pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
-    let mut a = super::adi::initial(n);
+    let mut a = super::grid3d::initial(n);
     let inv = inverse_pivots(n);
     for _ in 0..iterations {
         solve_all(&mut a, &inv, [n * n, 1, n]);
@@ -109,8 +67,8 @@ impl Workload for LineSolve {
     ) -> Result<RunResult, WorkloadError> {
         check_cube(self, device, size, 2)?;
         let n = size;
-        let mut s = Session::new(device, &super::adi::program())?;
-        let a = s.upload_f32(&super::adi::initial(n))?;
+        let mut s = Session::new(device, &super::grid3d::program())?;
+        let a = s.upload_f32(&super::grid3d::initial(n))?;
         let inv = s.upload_f32(&inverse_pivots(n))?;
         let swapped = match self.0 {
             Layout::Reordered => Some(s.scratch(n * n * n * 4)?),
@@ -123,9 +81,9 @@ impl Workload for LineSolve {
             match &swapped {
                 None => solve(&mut s, "solve k", &a, &inv, n, [1, n1, nn])?,
                 Some(b) => {
-                    super::adi::swap_jk(&mut s, &a, b, n)?;
+                    super::grid3d::swap_jk(&mut s, &a, b, n)?;
                     solve(&mut s, "solve k", b, &inv, n, [n1, 1, nn])?;
-                    super::adi::swap_jk(&mut s, b, &a, n)?;
+                    super::grid3d::swap_jk(&mut s, b, &a, n)?;
                 }
             }
         }
@@ -163,6 +121,7 @@ fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workloads::grid3d::solve_line;
 
     #[test]
     fn thomas_solves_the_system() {

@@ -1,5 +1,5 @@
 //! `lu-ssor`: the SSOR sweeps of NPB LU over 3-D hyperplanes i + j + k = const
-//! (PAPERS.md §4), scalar.
+//! (docs/models.md §4), scalar.
 //!
 //! Each point relaxes towards the mean of its six neighbours,
 //! `a = ω/6·Σ neighbours + (1 − ω)·a`; the lower sweep visits the planes upwards (so the
@@ -10,35 +10,15 @@
 //! the matrix the 7-point Laplacian, so the sweeps' dependency structure and launch pattern
 //! are LU's, the arithmetic per point is ~1/25 of it.
 
+use super::grid3d::relax;
 use super::session::{compare, Session};
 use super::{check_cube, finish, RunResult, Workload, WorkloadError};
-use crate::backend::{Arg, Device, HostArgs, Launch};
+use crate::backend::{Arg, Device};
 
 /// The relaxation factor ω.
 pub const OMEGA: f32 = 1.2;
 /// Agreement with the host, relative to the largest value (device compilers may fuse).
 pub const TOLERANCE: f64 = 1e-4;
-
-fn relax(a: &mut [f32], n: usize, p: usize, w6: f32, keep: f32) {
-    let nn = n * n;
-    let sum = ((((a[p - nn] + a[p + nn]) + a[p - n]) + a[p + n]) + a[p - 1]) + a[p + 1];
-    a[p] = w6 * sum + keep * a[p];
-}
-
-pub(super) fn host_plane(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    let a = args.slice_mut::<f32>(0)?;
-    let (n, h) = (args.u32(1)? as usize, args.u32(2)? as usize);
-    let (w6, keep) = (args.f32(3)?, args.f32(4)?);
-    for j in 1..n - 1 {
-        for k in 1..n - 1 {
-            if h < j + k + 1 || h - j - k >= n - 1 {
-                continue;
-            }
-            relax(a, n, ((h - j - k) * n + j) * n + k, w6, keep);
-        }
-    }
-    Ok(())
-}
 
 fn weights() -> (f32, f32) {
     (OMEGA / 6.0, 1.0 - OMEGA)
@@ -46,7 +26,7 @@ fn weights() -> (f32, f32) {
 
 /// Lower then upper sweep in lexicographic order on the host: the reference.
 pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
-    let mut a = super::adi::initial(n);
+    let mut a = super::grid3d::initial(n);
     let (w6, keep) = weights();
     let interior = || {
         (1..n - 1).flat_map(move |i| {
@@ -92,8 +72,8 @@ impl Workload for LuSsor {
     ) -> Result<RunResult, WorkloadError> {
         check_cube(self, device, size, 3)?;
         let n = size;
-        let mut s = Session::new(device, &super::adi::program())?;
-        let a = s.upload_f32(&super::adi::initial(n))?;
+        let mut s = Session::new(device, &super::grid3d::program())?;
+        let a = s.upload_f32(&super::grid3d::initial(n))?;
         let launch = s.grid2(n - 2, n - 2);
         let (w6, keep) = weights();
         let planes: Vec<usize> = (3..=3 * (n - 2)).collect();

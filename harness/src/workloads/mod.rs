@@ -1,4 +1,4 @@
-//! Validation workloads (PAPERS.md §4): programs that run on every backend at a given size,
+//! Validation workloads (docs/models.md §4): programs that run on every backend at a given size,
 //! verified against the host, with per-phase device timing.
 //!
 //! A workload is anything that implements [`Workload`]; the built-in ones and the
@@ -6,18 +6,16 @@
 //! `run`, `series` and the predictors treat them alike.
 
 pub mod adi;
-pub mod hybrid;
+pub mod grid3d;
 pub mod line_solve;
 pub mod lu_ssor;
 pub mod phases;
 pub mod registry;
-pub mod series;
 pub mod session;
+pub mod sor_batch;
 pub mod spec;
 pub mod stencil;
 pub mod stream;
-pub mod validate;
-pub mod validate_maxplus;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -99,7 +97,7 @@ pub struct RunResult {
 }
 
 /// Array layout of a workload that has two: the plain one, and one reordered for the
-/// device's access pattern ("dynamic array reordering", PAPERS.md §4).
+/// device's access pattern ("dynamic array reordering", docs/models.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {

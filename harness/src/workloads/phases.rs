@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::Seconds;
+use crate::units::Seconds;
 
 /// The accumulated time of one phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! 2-D stencils (PAPERS.md §4): `jacobi2d`; `sor`, the DVMH paper's Listing 1 by the
+//! 2-D stencils (docs/models.md §4): `jacobi2d`; `sor`, the DVMH paper's Listing 1 by the
 //! hyperplane (wavefront) method, in the plain row-major layout and in the skewed diagonal
 //! layout of "dynamic array reordering"; and `sor-rb`, red-black SOR.
 //!

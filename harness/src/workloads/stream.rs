@@ -1,4 +1,4 @@
-//! `vadd` (c = a + b, the max-plus paper's example, PAPERS.md §1) and `triad`
+//! `vadd` (c = a + b, the max-plus paper's example, docs/models.md §1) and `triad`
 //! (a = b + s·c, STREAM), in f32.
 
 use rayon::prelude::*;

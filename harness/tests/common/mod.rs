@@ -26,3 +26,23 @@ pub fn fails_with(args: &[&str], needle: &str) {
     let line = one_error_line(&out);
     assert!(line.contains(needle), "{args:?}: {line}");
 }
+
+/// The OpenCL device's index in `list`, or `None` (with a note on standard error) where
+/// there is none. With `HARNESS_REQUIRE_OPENCL=1` (CI sets it, since it installs PoCL) a
+/// missing device fails the test instead, so CI can never pass by not running it. Tests that
+/// use this carry `#[cfg_attr(no_opencl_runtime, ignore = ...)]`, so on a machine without an
+/// OpenCL runtime the summary counts them as ignored.
+pub fn opencl_device(list: &harness::backend::DeviceList) -> Option<usize> {
+    use harness::backend::{select, BackendKind, DeviceSelector};
+    match select(list, &DeviceSelector::Backend(BackendKind::Opencl)) {
+        Ok(index) => Some(index),
+        Err(e) => {
+            assert!(
+                std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
+                "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
+            );
+            eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+            None
+        }
+    }
+}

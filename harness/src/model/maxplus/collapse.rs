@@ -1,5 +1,5 @@
 //! Lowering the detail of a kernel graph by compound nodes (Antonyuk & Mikheev 2022, §11 and
-//! Table 1; PAPERS.md §1 "Series/parallel sub-graphs can be collapsed").
+//! Table 1; docs/models.md §1 "Series/parallel sub-graphs can be collapsed").
 //!
 //! Two rules, applied until neither fits:
 //! - parallel: arcs with the same source and destination become one arc whose weight is the ⊕

@@ -1,4 +1,4 @@
-//! The one error type of the max-plus model (Antonyuk & Mikheev 2022, PAPERS.md §1).
+//! The one error type of the max-plus model (Antonyuk & Mikheev 2022, docs/models.md §1).
 //!
 //! Every message names the thing a user must fix: the file and line, the node, the arc,
 //! the parameter or the matrix entry.
@@ -131,7 +131,7 @@ pub enum MaxPlusError {
         node: String,
     },
 
-    /// An arc enters an input node (inputs only give data, PAPERS.md §1).
+    /// An arc enters an input node (inputs only give data, docs/models.md §1).
     #[error("graph `{graph}`: input node `{node}` has an incoming arc from `{from}`; inputs are only read")]
     ArcIntoInput {
         /// The graph's name.
@@ -142,7 +142,7 @@ pub enum MaxPlusError {
         from: String,
     },
 
-    /// An arc leaves an output node (outputs only receive data, PAPERS.md §1).
+    /// An arc leaves an output node (outputs only receive data, docs/models.md §1).
     #[error("graph `{graph}`: output node `{node}` has an outgoing arc to `{to}`; outputs are only written")]
     ArcFromOutput {
         /// The graph's name.

@@ -1,5 +1,5 @@
 //! The paper's example graphs, built in code (Antonyuk & Mikheev 2022, Fig. 1, Fig. 3,
-//! Table 1; PAPERS.md §1 "Worked example").
+//! Table 1; docs/models.md §1 "Worked example").
 //!
 //! Node order follows the paper: for the vector add, 1 = `c[i]`, 2 = the sum, 3 = `a[i]`,
 //! 4 = `b[i]`; t = global read time, T = global write time, τ = the add.

@@ -1,5 +1,5 @@
 //! The kernel graph, its kernel matrix Z and its height (Antonyuk & Mikheev 2022, §5, §6, §8;
-//! PAPERS.md §1 "Kernel graph", "Height procedure").
+//! docs/models.md §1 "Kernel graph", "Height procedure").
 //!
 //! Nodes are data states (inputs, intermediate results, outputs); an arc j → i carries the time
 //! to move or transform data, z_ij (column = source, row = destination). A self-loop on a node
@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use super::error::MaxPlusError;
 use super::matrix::Matrix;
-use super::parameters::{is_builtin_parameter, BUILTIN_PARAMETERS};
+use super::parameters::is_builtin_parameter;
 use super::poly::Poly;
 use super::semiring::Semiring;
 use super::weight::parse_weight;
+use crate::units::Parameter;
 
 /// What a node of the kernel graph holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -413,9 +414,9 @@ fn check_parameters(parts: &GraphParts) -> Result<(), MaxPlusError> {
             .into_iter()
             .find(|name| !is_builtin_parameter(name) && !declared.contains(name.as_str()));
         if let Some(name) = unknown {
-            let known: Vec<&str> = BUILTIN_PARAMETERS
+            let known: Vec<&str> = Parameter::ALL
                 .iter()
-                .map(|(name, _)| *name)
+                .map(|p| p.key())
                 .chain(declared.iter().copied())
                 .collect();
             return Err(MaxPlusError::UnknownParameter {

@@ -1,5 +1,5 @@
 //! The kernel-graph file format (TOML) and its loader (Antonyuk & Mikheev 2022, §5 and §10;
-//! PAPERS.md §1 "Kernel graph").
+//! docs/models.md §1 "Kernel graph").
 //!
 //! ```toml
 //! name = "vadd_z2"                 # optional, defaults to the file stem

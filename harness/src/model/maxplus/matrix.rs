@@ -1,5 +1,5 @@
 //! Matrices over R_max or over symbolic polynomials (Antonyuk & Mikheev 2022, §4 and §7;
-//! PAPERS.md §1 "Matrices", "Identity", "Modified Kronecker product").
+//! docs/models.md §1 "Matrices", "Identity", "Modified Kronecker product").
 //!
 //! (A ⊕ B)_ij = max(a_ij, b_ij), (A ⊙ B)_ij = max_k (a_ik + b_kj), I_n has 0 on the diagonal and
 //! ε elsewhere, and the modified Kronecker product A ⊗ B is the usual block layout with ⊙ in

@@ -1,5 +1,5 @@
 //! The max-plus model of a GPU kernel (Antonyuk & Mikheev 2022, "A parallel program model for
-//! execution time estimation"; PAPERS.md §1).
+//! execution time estimation"; docs/models.md §1).
 //!
 //! A kernel is a graph whose nodes are data states and whose arcs carry the time to move or
 //! transform data. Its kernel matrix Z (z_ij = time of arc j → i, ε = −∞ without an arc)
@@ -16,6 +16,7 @@
 //! - [`collapse`]: series/parallel compound nodes (§11, Table 1);
 //! - [`models`]: the naive, with-operations, serialized-memory and caching predictions (§7–§9);
 //! - [`pipelined`]: our labelled extension (overlapping rounds and launch overhead);
+//! - [`launch`]: how a kernel's size becomes launches, and the prediction of one iteration;
 //! - [`examples`], [`random`]: the paper's graphs and benchmark graphs.
 //!
 //! Everything here is pure: numbers and graphs in, numbers and formulas out (only
@@ -26,6 +27,7 @@ pub mod error;
 pub mod examples;
 pub mod graph;
 pub mod graph_file;
+pub mod launch;
 pub mod matrix;
 pub mod models;
 pub mod parameters;
@@ -40,6 +42,7 @@ pub mod weight;
 
 pub use error::MaxPlusError;
 pub use graph::{KernelGraph, NodeKind};
+pub use launch::{predict_iteration, LaunchPlan, VariantTime};
 pub use matrix::Matrix;
 pub use models::{predict, ModelVariant, Prediction};
 pub use parameters::Parameters;

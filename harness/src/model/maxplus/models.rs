@@ -1,5 +1,5 @@
 //! Run-time predictions for N instances on n simultaneous executors (Antonyuk & Mikheev 2022,
-//! §7–§9; PAPERS.md §1 "Finite executors", "Caching").
+//! §7–§9; docs/models.md §1 "Finite executors", "Caching").
 //!
 //! N instances take ⌈N/n⌉ rounds; each round takes the time of one (the slowest) instance:
 //!
@@ -170,6 +170,14 @@ pub fn serialization_lag(reads: u32, writes: u32, executors: u64) -> Term {
         }
     };
     Term::scaled("dt", count(reads)).plus(&Term::scaled("dT", count(writes)))
+}
+
+/// `kΔt`, `Δt` for k = 1.
+pub(super) fn count_text(count: u32, interval: &str) -> String {
+    match count {
+        1 => interval.to_string(),
+        k => format!("{k}{interval}"),
+    }
 }
 
 #[cfg(test)]

@@ -1,39 +1,20 @@
-//! Named model parameters and their values (PAPERS.md §1: t, T, τ, Δt, ΔT, plus user names).
+//! Named model parameters and their values (docs/models.md §1: t, T, τ, Δt, ΔT, plus user names).
 //!
-//! The calibration files keep the paper's short keys, so the names here are the same:
-//! `t` (global read time), `T` (global write time), `tau` (operation time τ), `dt` (Δt, gap
-//! between successive reads of different executors), `dT` (ΔT, the same for writes),
-//! `t_cache` (repeat read time, caching model) and `n` (number of simultaneous executors).
+//! The built-in names are the keys of [`crate::units::Parameter`] (`t`, `T`, `tau`, `dt`,
+//! `dT`, `t_cache`, `n`), the same keys the calibration files use; a graph may declare
+//! names of its own beside them.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::error::MaxPlusError;
+use crate::units::Parameter;
 
-/// The parameter names every graph may use without declaring them, with their meaning.
-pub const BUILTIN_PARAMETERS: [(&str, &str); 7] = [
-    ("t", "global read time t"),
-    ("T", "global write time T"),
-    ("tau", "operation time τ"),
-    (
-        "dt",
-        "interval Δt between successive reads of different executors",
-    ),
-    (
-        "dT",
-        "interval ΔT between successive writes of different executors",
-    ),
-    ("t_cache", "repeat (cached) read time, caching model"),
-    (
-        "n",
-        "number of simultaneous executors (a count, not seconds)",
-    ),
-];
-
-/// Whether `name` is one of [`BUILTIN_PARAMETERS`].
+/// Whether `name` is the key of one of the built-in parameters ([`Parameter::ALL`]), which
+/// every graph may use without declaring them.
 pub fn is_builtin_parameter(name: &str) -> bool {
-    BUILTIN_PARAMETERS.iter().any(|(known, _)| *known == name)
+    Parameter::from_key(name).is_some()
 }
 
 /// The name as the paper prints it: `tau` → τ, `dt` → Δt, `dT` → ΔT, others unchanged.
@@ -45,12 +26,7 @@ pub fn is_builtin_parameter(name: &str) -> bool {
 /// assert_eq!(display_name("t1"), "t1");
 /// ```
 pub fn display_name(name: &str) -> &str {
-    match name {
-        "tau" => "τ",
-        "dt" => "Δt",
-        "dT" => "ΔT",
-        other => other,
-    }
+    Parameter::symbol_of(name)
 }
 
 /// Values of the model parameters, in seconds (except `n`, a count), keyed by short name.

@@ -8,7 +8,7 @@
 //! calibration measures, summed because reads and writes share one memory bus. Here k counts
 //! only the reads that reach memory: a read through a cache node (a value a neighbour
 //! already brought in) is served by the cache and costs no memory interval. The paper
-//! itself warns that its models ignore the overlap of computation and memory access (§9).
+//! itself warns that its models ignore the overlap of computation and memory access (its §12, the conclusion).
 //!
 //! The extension keeps the published serialized-memory time P of one instance (the paper's
 //! T + (wn−1)ΔT + τ + t + (kn−1)Δt for vadd) for the first round and adds the overlap term
@@ -24,9 +24,8 @@ use serde::Serialize;
 
 use super::error::MaxPlusError;
 use super::graph::KernelGraph;
-use super::models::{predict, ModelVariant};
+use super::models::{count_text, predict, ModelVariant};
 use super::parameters::Parameters;
-use super::summary::count_text;
 
 /// The variant's name in tables, files and figures.
 pub const PIPELINED_NAME: &str = "ext_pipelined";

@@ -1,5 +1,5 @@
 //! Symbolic max-plus polynomials over named parameters (Antonyuk & Mikheev 2022, §5–§11;
-//! PAPERS.md §1).
+//! docs/models.md §1).
 //!
 //! The paper notes (§11) that any combination of max-plus operations on times gives "either a
 //! sum of time intervals or a set of such sums". A [`Term`] is one such sum,

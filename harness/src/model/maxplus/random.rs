@@ -1,5 +1,5 @@
 //! Random and long kernel graphs for benchmarks and property tests (a harness tool, not a
-//! paper formula; it exercises PAPERS.md §1 "Kernel graph" at sizes the paper never reaches).
+//! paper formula; it exercises docs/models.md §1 "Kernel graph" at sizes the paper never reaches).
 
 use super::graph::{KernelGraph, NodeKind};
 

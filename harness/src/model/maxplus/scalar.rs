@@ -1,4 +1,4 @@
-//! Numeric scalars of R_max = R ∪ {ε = −∞} (Antonyuk & Mikheev 2022, §4; PAPERS.md §1).
+//! Numeric scalars of R_max = R ∪ {ε = −∞} (Antonyuk & Mikheev 2022, §4; docs/models.md §1).
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
 //! The algebraic interface shared by numeric and symbolic matrix entries
-//! (Antonyuk & Mikheev 2022, §4; PAPERS.md §1 "Algebra R_max").
+//! (Antonyuk & Mikheev 2022, §4; docs/models.md §1 "Algebra R_max").
 
 use std::fmt::{Debug, Display};
 

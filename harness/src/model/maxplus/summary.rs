@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::error::MaxPlusError;
 use super::graph::KernelGraph;
-use super::models::ModelVariant;
+use super::models::{count_text, ModelVariant};
 use super::pipelined::PIPELINED_NAME;
 use super::time::{kernel_formula, paper_kernel_time};
 
@@ -117,14 +117,6 @@ pub fn summarise(graph: &KernelGraph) -> Result<GraphSummary, MaxPlusError> {
         paper_formula: paper_kernel_time(graph)?.to_string(),
         formulas,
     })
-}
-
-/// `kΔt`, `Δt` for k = 1.
-pub(super) fn count_text(count: u32, interval: &str) -> String {
-    match count {
-        1 => interval.to_string(),
-        k => format!("{k}{interval}"),
-    }
 }
 
 /// `(kn − 1)Δt`, or `0·Δt` for no accesses.

@@ -1,5 +1,5 @@
 //! The time of one kernel instance, ⟨1_o, Z^⊙k ⊙ 1_i⟩ (Antonyuk & Mikheev 2022, §6 and §8;
-//! PAPERS.md §1 "Time of one kernel instance").
+//! docs/models.md §1 "Time of one kernel instance").
 //!
 //! Three routes, for three purposes:
 //!

@@ -1,5 +1,5 @@
 //! Parsing arc-weight formulas such as `"t + 2*tau"` or `"t + (2n - 1)*dt"` into a [`Term`]
-//! (the arc times z_ij of Antonyuk & Mikheev 2022, §5; PAPERS.md §1).
+//! (the arc times z_ij of Antonyuk & Mikheev 2022, §5; docs/models.md §1).
 //!
 //! Grammar (whitespace is free, `·` may be left out between factors):
 //!

@@ -1,6 +1,6 @@
 //! Decomposition of a hybrid processing element and balancing of the work — S. A. Stepanenko,
 //! «Декомпозиция структуры гибридных процессорных элементов и балансировка вычислений»
-//! (RFNC-VNIIEF; PAPERS.md §3, seed `004_…txt`).
+//! (RFNC-VNIIEF; docs/models.md §3, seed `004_…txt`).
 //!
 //! A processing element has q CPU cores (MIMD) and r accelerators (SIMD), joined by a switch
 //! that can connect any subset of cores to any subset of accelerators. A process that takes T1

@@ -1,4 +1,4 @@
-//! Validation of the max-plus kernel model (Antonyuk & Mikheev 2022, PAPERS.md §1) on real
+//! Validation of the max-plus kernel model (Antonyuk & Mikheev 2022, docs/models.md §1) on real
 //! kernels, which the paper names as future work: run the kernel a graph describes, predict
 //! its time with every model variant from the device's calibration, and report the error.
 //!
@@ -10,52 +10,16 @@
 
 use serde::Serialize;
 
-use super::registry::lookup;
 use super::validate::{summary, ErrorSummary};
-use super::{Layout, Workload, WorkloadError};
 use crate::backend::Device;
 use crate::calibration::model_parameters::ModelInputs;
+use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::stats::Summary;
-use crate::model::maxplus::pipelined::{pipelined, LaunchShape, PIPELINED_NAME};
-use crate::model::maxplus::{predict, KernelGraph, MaxPlusError, ModelVariant, Parameters};
-
-/// How a workload's size maps to the launches of one iteration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LaunchPlan {
-    /// One launch of N instances (vadd, triad).
-    Elements,
-    /// One launch over the (N − 2)² interior points of an N × N grid (Jacobi).
-    Interior2d,
-    /// One launch per interior anti-diagonal of an N × N grid (SOR's wavefront).
-    AntiDiagonals,
-    /// Three line sweeps of an n³ cube: (n − 2)² lines of n − 2 dependent steps each (ADI).
-    LineSweeps3d,
-}
-
-impl LaunchPlan {
-    /// The launches of one iteration at `size`.
-    pub fn launches(self, size: usize) -> Vec<LaunchShape> {
-        let n = size as u64;
-        let inner = n.saturating_sub(2);
-        match self {
-            LaunchPlan::Elements => vec![shape(n, 1)],
-            LaunchPlan::Interior2d => vec![shape(inner * inner, 1)],
-            LaunchPlan::AntiDiagonals => (2..=(2 * n).saturating_sub(4))
-                .map(|d| {
-                    let lo = d.saturating_sub(n - 2).max(1);
-                    let hi = (d - 1).min(n - 2);
-                    shape(hi + 1 - lo, 1)
-                })
-                .collect(),
-            LaunchPlan::LineSweeps3d => vec![shape(inner * inner, inner); 3],
-        }
-    }
-}
-
-fn shape(instances: u64, steps: u64) -> LaunchShape {
-    LaunchShape { instances, steps }
-}
+use crate::model::maxplus::{
+    predict_iteration, KernelGraph, LaunchPlan, MaxPlusError, VariantTime,
+};
+use crate::workloads::registry::lookup;
+use crate::workloads::{Layout, Workload, WorkloadError};
 
 /// A shipped graph and the workload kernel it describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -129,65 +93,6 @@ pub fn kernel_for(graph: &str) -> Result<&'static GraphKernel, WorkloadError> {
                 known.join(", ")
             ))
         })
-}
-
-/// One model variant's prediction at one size.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VariantTime {
-    /// `naive`, `with_operations`, `serialized_memory`, `caching`, or `ext_pipelined`.
-    pub model: String,
-    /// Whether the variant is the paper's (false for our extension).
-    pub published: bool,
-    /// Per-instance formula (first launch).
-    pub formula: String,
-    /// Predicted seconds per iteration.
-    pub seconds: f64,
-}
-
-/// Every variant's prediction of one iteration at `size`.
-pub fn predict_iteration(
-    graph: &KernelGraph,
-    plan: LaunchPlan,
-    parameters: &Parameters,
-    executors: u64,
-    launch_seconds: f64,
-    size: usize,
-) -> Result<Vec<VariantTime>, MaxPlusError> {
-    let launches = plan.launches(size);
-    let mut out = Vec::with_capacity(ModelVariant::ALL.len() + 1);
-    for variant in ModelVariant::ALL {
-        let mut seconds = 0.0;
-        let mut formula = String::new();
-        for l in &launches {
-            let p = predict(graph, parameters, executors, l.instances, variant)?;
-            seconds += p.total_seconds * l.steps as f64;
-            if formula.is_empty() {
-                formula = p.formula;
-            }
-        }
-        out.push(VariantTime {
-            model: variant.name().to_string(),
-            published: true,
-            formula,
-            seconds,
-        });
-    }
-    let mut seconds = 0.0;
-    let mut formula = String::new();
-    for &l in &launches {
-        let p = pipelined(graph, parameters, executors, l, launch_seconds)?;
-        seconds += p.total_seconds;
-        if formula.is_empty() {
-            formula = p.formula;
-        }
-    }
-    out.push(VariantTime {
-        model: PIPELINED_NAME.to_string(),
-        published: false,
-        formula,
-        seconds,
-    });
-    Ok(out)
 }
 
 /// One size: measured against every variant.
@@ -281,7 +186,7 @@ pub fn validate_maxplus(
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for &size in &options.sizes {
-        if let Err(e) = super::check_fits(workload.as_ref(), device, size) {
+        if let Err(e) = crate::workloads::check_fits(workload.as_ref(), device, size) {
             skipped.push(format!("N = {size}: {e}"));
             progress(&format!("N = {size}: skipped ({e})"));
             continue;
@@ -388,31 +293,48 @@ fn variant_errors(rows: &[MaxPlusRow]) -> Vec<VariantError> {
         .collect()
 }
 
-impl MaxPlusValidation {
-    /// CSV: one row per size and variant.
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "graph,size,instances,launches,model,published,predicted_s,measured_s,measured_ci_low_s,measured_ci_high_s,abs_percent_error\n",
-        );
+impl Exportable for MaxPlusValidation {
+    fn kind(&self) -> &'static str {
+        "max-plus validation"
+    }
+
+    fn to_json(&self) -> Result<String, ExportError> {
+        json::to_json(self)
+    }
+
+    /// One row per size and variant.
+    fn table(&self) -> Table {
+        let mut t = Table::new([
+            "graph",
+            "size",
+            "instances",
+            "launches",
+            "model",
+            "published",
+            "predicted_s",
+            "measured_s",
+            "measured_ci_low_s",
+            "measured_ci_high_s",
+            "abs_percent_error",
+        ]);
         for r in &self.rows {
             for (p, e) in r.predictions.iter().zip(&r.abs_percent_errors) {
-                out.push_str(&format!(
-                    "{},{},{},{},{},{},{},{},{},{},{}\n",
-                    self.graph,
-                    r.size,
-                    r.instances,
-                    r.launches,
-                    p.model,
-                    p.published,
-                    p.seconds,
-                    r.measured_seconds,
-                    r.measured_ci95[0],
-                    r.measured_ci95[1],
-                    e
-                ));
+                t.row([
+                    self.graph.clone(),
+                    r.size.to_string(),
+                    r.instances.to_string(),
+                    r.launches.to_string(),
+                    p.model.clone(),
+                    p.published.to_string(),
+                    p.seconds.to_string(),
+                    r.measured_seconds.to_string(),
+                    r.measured_ci95[0].to_string(),
+                    r.measured_ci95[1].to_string(),
+                    e.to_string(),
+                ]);
             }
         }
-        out
+        t
     }
 }
 
@@ -431,7 +353,7 @@ mod tests {
     fn inputs() -> ModelInputs {
         let path = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../calibrations/host-intel-r-xeon-r-processor-2-50ghz.json"
+            "/tests/fixtures/calibration-host.json"
         ));
         let c = crate::calibration::Calibration::load(&path).expect("committed calibration");
         ModelInputs::from_calibration(&c)
@@ -446,61 +368,6 @@ mod tests {
         }
         let err = kernel_for("nope").expect_err("unknown graph");
         assert!(err.to_string().contains("vadd_z1"), "{err}");
-    }
-
-    #[test]
-    fn anti_diagonals_cover_the_interior_once() {
-        for n in [4usize, 5, 17, 64] {
-            let launches = LaunchPlan::AntiDiagonals.launches(n);
-            let points: u64 = launches.iter().map(|l| l.instances).sum();
-            assert_eq!(points, ((n - 2) * (n - 2)) as u64, "n = {n}");
-            assert_eq!(launches.len(), 2 * n - 5, "n = {n}");
-        }
-        let cube = LaunchPlan::LineSweeps3d.launches(10);
-        assert_eq!(cube, vec![shape(64, 8); 3]);
-    }
-
-    #[test]
-    fn predictions_sum_rounds_over_launches() {
-        let g = graph("triad");
-        let p = Parameters::from_pairs(&[
-            ("t", 4.0),
-            ("T", 5.0),
-            ("tau", 1.0),
-            ("dt", 0.0),
-            ("dT", 0.0),
-            ("t_cache", 1.0),
-        ])
-        .expect("finite");
-        let v = predict_iteration(&g, LaunchPlan::Elements, &p, 4, 0.5, 10).expect("predicts");
-        let naive = v.iter().find(|x| x.model == "naive").expect("naive");
-        // ⌈10/4⌉ = 3 rounds of T + t = 9.
-        assert_eq!(naive.seconds, 27.0);
-        let ext = v.iter().find(|x| !x.published).expect("extension");
-        // Zero intervals: one round of T + τ + t = 10, plus L = 0.5.
-        assert_eq!(ext.seconds, 10.5);
-        let lines = predict_iteration(
-            &graph("adi_line"),
-            LaunchPlan::LineSweeps3d,
-            &p,
-            1000,
-            0.0,
-            12,
-        )
-        .expect("predicts");
-        let ops = lines
-            .iter()
-            .find(|x| x.model == "with_operations")
-            .expect("variant");
-        let one = predict(
-            &graph("adi_line"),
-            &p,
-            1000,
-            100,
-            ModelVariant::WithOperations,
-        )
-        .expect("predicts");
-        assert_eq!(ops.seconds, 3.0 * 10.0 * one.total_seconds);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Validation of the fractal prediction (PAPERS.md §2): run the small series, predict each
+//! Validation of the fractal prediction (docs/models.md §2): run the small series, predict each
 //! large size, run it, and report the absolute percentage error per phase and in total.
 //!
 //! Two variants side by side: `paper` (every small size, the paper's fit) and, where the
@@ -7,18 +7,19 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::series::{run_series, summarise, Series, SeriesPoint};
-use super::{Workload, WorkloadError};
+use super::series::{read_json, run_series, summarise, Series, SeriesPoint};
 use crate::backend::Device;
-use crate::fit::forecast::{forecast, forecast_windowed, is_kernel_phase, Forecast};
+use crate::export::{json, ExportError, Exportable, Table};
+use crate::fit::forecast::{forecast, forecast_windowed, is_kernel_phase, Forecast, Variant};
 use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{choose_window, DeviceFacts, SizeFacts, WindowChoice};
+use crate::workloads::{check_fits, Workload, WorkloadError};
 
 /// One phase (or `total`) at one large size.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ValidationRow {
-    /// `paper` or `windowed`.
-    pub variant: String,
+    /// The recipe that made the prediction.
+    pub variant: Variant,
     /// Large size.
     pub size: usize,
     /// Phase name, or `total` (the fractal fit of the totals), or `application` (the
@@ -95,7 +96,7 @@ pub(crate) fn summary(values: &[f64]) -> ErrorSummary {
 }
 
 fn row(
-    variant: &str,
+    variant: Variant,
     size: usize,
     phase: &str,
     predicted: f64,
@@ -103,7 +104,7 @@ fn row(
     measured: f64,
 ) -> ValidationRow {
     ValidationRow {
-        variant: variant.to_string(),
+        variant,
         size,
         phase: phase.to_string(),
         predicted_seconds: predicted,
@@ -128,7 +129,7 @@ fn rows_for(f: &Forecast, point: &SeriesPoint) -> Vec<ValidationRow> {
         };
         if let Some(m) = m.filter(|&m| m > 0.0) {
             rows.push(row(
-                &f.variant,
+                f.variant,
                 point.size,
                 &p.name,
                 p.fractal.prediction_seconds,
@@ -139,7 +140,7 @@ fn rows_for(f: &Forecast, point: &SeriesPoint) -> Vec<ValidationRow> {
     }
     if let Some(app) = &f.application {
         rows.push(row(
-            &f.variant,
+            f.variant,
             point.size,
             "application",
             app.prediction_seconds,
@@ -219,7 +220,7 @@ pub fn windowed_forecast(
         )
     } else {
         match forecast_windowed(
-            series,
+            &series.medians(),
             large as f64,
             &choice.accepted,
             device.launch_seconds,
@@ -259,7 +260,7 @@ pub fn validate(
         ));
     }
     for &size in large {
-        super::check_fits(workload, device, size)?;
+        check_fits(workload, device, size)?;
     }
     let series = run_series(workload, layout, device, small, iterations, repeats, |p| {
         progress(&format!("small N = {} done", p.size))
@@ -268,8 +269,8 @@ pub fn validate(
     let mut measured = Vec::new();
     let mut windows = Vec::new();
     for &size in large {
-        let f =
-            forecast(&series, size as f64).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+        let f = forecast(&series.medians(), size as f64)
+            .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
         let w = device_facts.map(|d| windowed_forecast(workload, &series, d, size));
         workload.run(device, size, iterations, false)?;
         let runs = (0..repeats.max(1))
@@ -286,18 +287,18 @@ pub fn validate(
         progress(&format!("large N = {size} done"));
         measured.push(point);
     }
-    let errors = |variant: &str, total_only: bool| -> Vec<f64> {
+    let errors = |variant: Variant, total_only: bool| -> Vec<f64> {
         rows.iter()
             .filter(|r| r.variant == variant && (!total_only || r.phase == "total"))
             .map(|r| r.abs_percent_error)
             .collect()
     };
-    let windowed_totals = errors("windowed", true);
+    let windowed_totals = errors(Variant::Windowed, true);
     Ok(Validation {
         series,
         large: measured,
-        total_error: summary(&errors("paper", true)),
-        all_error: summary(&errors("paper", false)),
+        total_error: summary(&errors(Variant::Paper, true)),
+        all_error: summary(&errors(Variant::Paper, false)),
         windowed_total_error: (!windowed_totals.is_empty()).then(|| summary(&windowed_totals)),
         windows,
         rows,
@@ -307,29 +308,52 @@ pub fn validate(
 impl Validation {
     /// Read a file written by `harness validate`; errors name the field.
     pub fn load(path: &std::path::Path) -> Result<Self, WorkloadError> {
-        super::series::read_json(path)
+        read_json(path)
+    }
+}
+
+impl Exportable for Validation {
+    fn kind(&self) -> &'static str {
+        "validation"
     }
 
-    /// CSV: one row per size and phase.
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "variant,size,phase,predicted_s,pi_low_s,pi_high_s,measured_s,abs_percent_error\n",
-        );
+    fn to_json(&self) -> Result<String, ExportError> {
+        json::to_json(self)
+    }
+
+    /// One row per variant, large size and phase.
+    fn table(&self) -> Table {
+        let mut t = Table::new([
+            "variant",
+            "size",
+            "phase",
+            "predicted_s",
+            "pi_low_s",
+            "pi_high_s",
+            "measured_s",
+            "abs_percent_error",
+        ]);
         for r in &self.rows {
             let (lo, hi) = r.interval.map_or((String::new(), String::new()), |i| {
                 (i[0].to_string(), i[1].to_string())
             });
-            out.push_str(&format!(
-                "{},{},{},{},{lo},{hi},{},{}\n",
-                r.variant,
-                r.size,
-                crate::plot::csv_field(&r.phase),
-                r.predicted_seconds,
-                r.measured_seconds,
-                r.abs_percent_error
-            ));
+            t.row([
+                r.variant.to_string(),
+                r.size.to_string(),
+                r.phase.clone(),
+                r.predicted_seconds.to_string(),
+                lo,
+                hi,
+                r.measured_seconds.to_string(),
+                r.abs_percent_error.to_string(),
+            ]);
         }
-        out
+        t
+    }
+
+    /// The small series' measurements: the data the fits used.
+    fn extrap_measurements(&self) -> Option<crate::export::extrap::Measurements> {
+        self.series.extrap_measurements()
     }
 }
 

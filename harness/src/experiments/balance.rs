@@ -1,20 +1,7 @@
-//! A CPU + accelerator program for Stepanenko's decomposition (PAPERS.md §3): measure its
-//! MIMD and SIMD fragments (φ, ρ), then run a split of it on host threads and an
-//! accelerator at once.
-//!
-//! **The program, `sor`:** a batch of independent 2-D SOR problems (grid side N), each
-//! processed as the paper's process is, one fragment after the other:
-//! - **SIMD fragment** — `sweeps` red-black SOR sweeps over the grid (Listing 1's update,
-//!   red then black points): data-parallel, the part an accelerator runs (the `sor_rb`
-//!   kernel) and one core runs sequentially;
-//! - **MIMD fragment** — the convergence control: the residual max|4u − Σ neighbours| of
-//!   the swept grid and the decision whether it converged, sequential host code with a
-//!   data-dependent branch, run on a core only.
-//!
-//! T1 is the batch on one host core; T_M the MIMD fragments alone on one core; T_S the SIMD
-//! fragments on the accelerator, including each grid's upload and download (a real split
-//! pays them). Division mode: the batch's grids are the work divided between the parts.
-//! The device's results are checked against the core's, grid by grid.
+//! Stepanenko's decomposition measured and run (docs/models.md §3): the MIMD and SIMD fragments
+//! of the SOR batch ([`crate::workloads::sor_batch`]) timed on one core and on an
+//! accelerator (φ, ρ), then a split of the batch run on host threads and the accelerator at
+//! once.
 
 use std::sync::mpsc;
 use std::sync::Mutex;
@@ -22,122 +9,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::session::{compare, Session};
-use super::stencil::{initial_grid, program, sor_point, sor_rb_half_sweep, OMEGA, TOLERANCE};
-use super::WorkloadError;
 use crate::backend::Device;
+use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::stats::Summary;
-
-/// The SOR batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SorBatch {
-    /// Grid side N.
-    pub size: usize,
-    /// Independent problems in the batch.
-    pub grids: usize,
-    /// Red-black sweeps per problem (the SIMD fragment).
-    pub sweeps: usize,
-}
-
-/// Residual below which a problem counts as converged (the MIMD fragment's decision).
-pub const CONVERGED: f32 = 1e-3;
-
-impl SorBatch {
-    /// Check the sizes: N ≥ 4, at least one grid and one sweep.
-    pub fn new(size: usize, grids: usize, sweeps: usize) -> Result<Self, WorkloadError> {
-        if !(4..=16_384).contains(&size) || grids == 0 || sweeps == 0 {
-            return Err(WorkloadError::Invalid(format!(
-                "the SOR batch needs 4 ≤ N ≤ 16384, at least one grid and one sweep (got N = {size}, {grids} grids, {sweeps} sweeps)"
-            )));
-        }
-        Ok(SorBatch {
-            size,
-            grids,
-            sweeps,
-        })
-    }
-
-    /// Problem `index` of the batch: the SOR start grid, shifted so the problems differ.
-    pub fn grid(&self, index: usize) -> Vec<f32> {
-        let shift = index as f32 * 1e-3;
-        initial_grid(self.size)
-            .into_iter()
-            .map(|v| v + shift)
-            .collect()
-    }
-
-    /// The SIMD fragment on one core: `sweeps` red-black sweeps, sequentially.
-    pub fn sweep_on_core(&self, grid: &mut [f32]) {
-        let n = self.size;
-        for _ in 0..self.sweeps {
-            for parity in 0..2 {
-                for i in 1..n - 1 {
-                    let first = 1 + (i + 1 + parity) % 2;
-                    for j in (first..n - 1).step_by(2) {
-                        let p = i * n + j;
-                        grid[p] = sor_point(
-                            grid[p],
-                            grid[p - n],
-                            grid[p + n],
-                            grid[p - 1],
-                            grid[p + 1],
-                            OMEGA,
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    /// The MIMD fragment: the residual max|4u − Σ neighbours| and whether it converged.
-    pub fn convergence_control(&self, grid: &[f32]) -> (f32, bool) {
-        let n = self.size;
-        let mut residual = 0.0f32;
-        for i in 1..n - 1 {
-            for j in 1..n - 1 {
-                let p = i * n + j;
-                let r = 4.0 * grid[p] - grid[p - n] - grid[p + n] - grid[p - 1] - grid[p + 1];
-                if r.abs() > residual {
-                    residual = r.abs();
-                }
-            }
-        }
-        (residual, residual < CONVERGED)
-    }
-}
-
-/// The accelerator's side: the compiled `sor_rb` kernel and its buffers.
-pub struct Accelerator<'d> {
-    session: Session<'d>,
-    batch: SorBatch,
-}
-
-impl<'d> Accelerator<'d> {
-    /// Compile the stencil program (not timed).
-    pub fn new(device: &'d dyn Device, batch: SorBatch) -> Result<Self, WorkloadError> {
-        super::check_fits(&super::stencil::SorRedBlack, device, batch.size)?;
-        Ok(Accelerator {
-            session: Session::new(device, &program())?,
-            batch,
-        })
-    }
-
-    /// The SIMD fragment of one problem: upload, sweeps, download.
-    pub fn sweep(&mut self, grid: &mut Vec<f32>) -> Result<(), WorkloadError> {
-        let n = self.batch.size;
-        let s = &mut self.session;
-        let a = s.upload_f32(grid)?;
-        let eps = s.scratch(4)?;
-        let launch = s.grid2(n - 2, n - 2);
-        for _ in 0..self.batch.sweeps {
-            for parity in [0u32, 1] {
-                sor_rb_half_sweep(s, "sor_rb", &launch, &a, n, parity, &eps)?;
-            }
-        }
-        *grid = s.download_f32(&a, n * n)?;
-        Ok(())
-    }
-}
+use crate::model::stepanenko::{Decomposition, Hybrid};
+use crate::workloads::session::compare;
+use crate::workloads::sor_batch::{Accelerator, SorBatch};
+use crate::workloads::WorkloadError;
 
 /// The measured fragments and what follows from them.
 #[derive(Debug, Clone, Serialize)]
@@ -202,7 +80,7 @@ pub fn measure_fragments(
         if repeat == 0 {
             // The warm-up pass is the verified one.
             for (got, want) in swept.iter().zip(&reference) {
-                let v = compare(got, want, TOLERANCE);
+                let v = compare(got, want, crate::workloads::stencil::TOLERANCE);
                 max_rel_error = max_rel_error.max(v.max_rel_error);
                 if !v.passed {
                     return Err(WorkloadError::Mismatch {
@@ -386,31 +264,150 @@ fn run_split_once(
     Ok(start.elapsed().as_secs_f64())
 }
 
+/// A measured balance: the fragments, the model's decomposition from them, and the splits
+/// run (empty without `--run`).
+#[derive(Debug, Serialize)]
+pub struct MeasuredBalance {
+    /// T1, T_M and T_S with their intervals.
+    pub fragments: FragmentTimes,
+    /// The model's decomposition from the measured φ and ρ.
+    pub decomposition: Decomposition,
+    /// Each split run, measured against the model's speed-up.
+    pub runs: Vec<SplitRun>,
+}
+
+/// Measure the batch's fragments on one core and on `device`, decompose q cores and r
+/// accelerators by the model, and with `run` execute the splits (one accelerator only).
+/// `progress` is told each split as it starts.
+pub fn measure_balance(
+    batch: SorBatch,
+    device: &dyn Device,
+    q: u32,
+    r: u32,
+    run: bool,
+    repeat: usize,
+    mut progress: impl FnMut(&str),
+) -> Result<MeasuredBalance, WorkloadError> {
+    if run && r != 1 {
+        return Err(WorkloadError::Invalid(
+            "--run drives one accelerator; give --r 1 (or leave it out)".into(),
+        ));
+    }
+    let fragments = measure_fragments(batch, device, repeat)?;
+    let hybrid = Hybrid::from_times(
+        fragments.t1.median,
+        fragments.t_mimd.median,
+        fragments.t_simd.median,
+        q,
+        r,
+    )
+    .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+    let decomposition = hybrid.decompose();
+    let runs = if run {
+        run_splits(batch, device, &decomposition, repeat, &mut progress)?
+    } else {
+        Vec::new()
+    };
+    Ok(MeasuredBalance {
+        fragments,
+        decomposition,
+        runs,
+    })
+}
+
+/// The splits `--run` executes, with the model's speed-up for each: the recommended split,
+/// the proportional one (when it differs), the accelerator with one core, the cores alone.
+fn run_splits(
+    batch: SorBatch,
+    device: &dyn Device,
+    d: &Decomposition,
+    repeat: usize,
+    progress: &mut impl FnMut(&str),
+) -> Result<Vec<SplitRun>, WorkloadError> {
+    let h = &d.hybrid;
+    let q = h.q as usize;
+    let q_star = d.q_star as usize;
+    let recommended = format!("recommended (q* = {q_star})");
+    let mut splits = vec![(
+        Split::balanced(
+            &recommended,
+            batch.grids,
+            q - q_star,
+            d.shares.homogeneous_core_work,
+            q_star,
+        ),
+        d.k_d,
+    )];
+    if q_star != q {
+        splits.push((
+            Split::balanced("proportional", batch.grids, 0, 0.0, q),
+            d.k_proportional,
+        ));
+    }
+    splits.push((
+        Split::balanced("accelerator + 1 core", batch.grids, 0, 0.0, 1),
+        h.k_11(),
+    ));
+    splits.push((
+        Split::balanced("cores alone", batch.grids, q, 0.0, 0),
+        q as f64,
+    ));
+    let mut runs = Vec::new();
+    for (split, predicted) in splits {
+        progress(&format!("running split: {}", split.name));
+        runs.push(run_split(batch, device, &split, predicted, repeat)?);
+    }
+    Ok(runs)
+}
+
+impl Exportable for MeasuredBalance {
+    fn kind(&self) -> &'static str {
+        "balance"
+    }
+
+    fn to_json(&self) -> Result<String, ExportError> {
+        json::to_json(self)
+    }
+
+    /// One row per split run.
+    fn table(&self) -> Table {
+        let mut t = Table::new([
+            "split",
+            "homogeneous_cores",
+            "problems_per_core",
+            "hybrid_cores",
+            "hybrid_problems",
+            "seconds",
+            "ci_low",
+            "ci_high",
+            "paired_t1_seconds",
+            "measured_speedup",
+            "predicted_speedup",
+        ]);
+        for r in &self.runs {
+            t.row([
+                r.split.name.clone(),
+                r.split.homogeneous_cores.to_string(),
+                r.split.problems_per_core.to_string(),
+                r.split.hybrid_cores.to_string(),
+                r.split.hybrid_problems.to_string(),
+                r.seconds.median.to_string(),
+                r.seconds.ci95[0].to_string(),
+                r.seconds.ci95[1].to_string(),
+                r.paired_t1.median.to_string(),
+                r.speedup.to_string(),
+                r.predicted.to_string(),
+            ]);
+        }
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::host::HostDevice;
-    use crate::workloads::stencil::sor_reference;
-
-    #[test]
-    fn the_core_sweep_is_the_red_black_reference() {
-        let batch = SorBatch::new(17, 1, 3).expect("valid");
-        let mut grid = batch.grid(0);
-        batch.sweep_on_core(&mut grid);
-        let (want, _) = sor_reference(17, 3, true);
-        assert_eq!(grid, want);
-    }
-
-    #[test]
-    fn convergence_control_sees_a_flat_grid_as_converged() {
-        let batch = SorBatch::new(8, 1, 1).expect("valid");
-        assert_eq!(batch.convergence_control(&vec![2.0; 64]), (0.0, true));
-        let mut bumpy = vec![0.0; 64];
-        bumpy[3 * 8 + 3] = 1.0;
-        let (residual, converged) = batch.convergence_control(&bumpy);
-        assert_eq!(residual, 4.0);
-        assert!(!converged);
-    }
+    use crate::workloads::stencil::TOLERANCE;
 
     #[test]
     fn fragments_on_the_host_device_are_verified_and_consistent() {
@@ -436,12 +433,5 @@ mod tests {
             let run = run_split(batch, &HostDevice::new(), &split, 1.0, 1).expect("runs");
             assert!(run.seconds.median > 0.0);
         }
-    }
-
-    #[test]
-    fn bad_batches_are_refused() {
-        assert!(SorBatch::new(3, 1, 1).is_err());
-        assert!(SorBatch::new(16, 0, 1).is_err());
-        assert!(SorBatch::new(16, 1, 0).is_err());
     }
 }

@@ -5,16 +5,19 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::gaps::{measure_gap, Direction, GapFit};
-use super::kernels::Pattern;
-use super::latency::{levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at};
-use super::ops::measure_ops;
-use super::transfer::{launch_overhead, transfers};
-use super::{BenchContext, BenchError, SamplingPlan};
-use crate::backend::{Device, DeviceClass};
-use crate::calibration::{
-    Calibration, Executors, Parameter, Parameters, Provenance, ReadLatency, FORMAT_VERSION,
+use super::{
+    CalibratedParameters, Calibration, Estimate, Executors, Provenance, ReadLatency, FORMAT_VERSION,
 };
+use crate::backend::{Device, DeviceClass};
+use crate::bench::gaps::{measure_gap, Direction, GapFit};
+use crate::bench::kernels::Pattern;
+use crate::bench::latency::{
+    levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at,
+};
+use crate::bench::ops::measure_ops;
+use crate::bench::transfer::{launch_overhead, transfers};
+use crate::bench::{BenchContext, BenchError, SamplingPlan};
+use crate::units::Unit;
 
 /// How to run a calibration.
 #[derive(Debug, Clone, Default)]
@@ -95,10 +98,10 @@ pub fn calibrate(
         from_knee: coalesced(Direction::Read).knee_executors,
         knee_ci95: coalesced(Direction::Read).knee_ci95,
     };
-    let parameters = Parameters {
-        t: Parameter {
+    let parameters = CalibratedParameters {
+        read_latency: Estimate {
             value: t_point.latency_ns,
-            unit: "ns".into(),
+            unit: Unit::Time.file_unit().into(),
             ci95: t_point.ci95_ns,
             method: format!(
                 "pointer chase, one executor, random ring of 128-byte nodes, working set {} bytes; \
@@ -106,25 +109,25 @@ pub fn calibrate(
                 memory_ws
             ),
         },
-        big_t: Parameter {
+        write_latency: Estimate {
             value: write.summary.median * 1e9,
-            unit: "ns".into(),
+            unit: Unit::Time.file_unit().into(),
             ci95: write.summary.ci95.map(|v| v * 1e9),
             method: format!(
                 "pointer chase with a store and a device-wide fence per step, minus the plain chase \
                  on the same ring (working set {memory_ws} bytes); median and 95 % CI of the difference"
             ),
         },
-        dt: gap_parameter(coalesced(Direction::Read)),
-        big_dt: gap_parameter(coalesced(Direction::Write)),
-        tau: Parameter {
+        read_gap: gap_parameter(coalesced(Direction::Read)),
+        write_gap: gap_parameter(coalesced(Direction::Write)),
+        op_time: Estimate {
             value: ops.fma_latency_ns,
-            unit: "ns".into(),
+            unit: Unit::Time.file_unit().into(),
             ci95: ops.fma_ci95_ns,
             method: "dependent chain of fp32 FMAs in one executor, (time(2k) - time(k)) per operation"
                 .into(),
         },
-        n: executors_parameter(&executors, info.class),
+        executors: executors_parameter(&executors, info.class),
     };
     Ok(Calibration {
         format_version: FORMAT_VERSION,
@@ -181,21 +184,22 @@ fn clock_reading(
 fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
     let gap_points: usize = Pattern::ALL
         .iter()
-        .map(|&p| 2 * super::gaps::executor_counts(ctx, p).len())
+        .map(|&p| 2 * crate::bench::gaps::executor_counts(ctx, p).len())
         .sum();
     let transfers =
-        2 * super::transfer::transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes).len();
+        2 * crate::bench::transfer::transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes)
+            .len();
     (2 + latency_sizes + 1 + gap_points + 3 + transfers) as u64
 }
 
-fn gap_parameter(g: &GapFit) -> Parameter {
+fn gap_parameter(g: &GapFit) -> Estimate {
     let what = match g.direction {
         Direction::Read => "read",
         Direction::Write => "write",
     };
-    Parameter {
+    Estimate {
         value: g.gap_ns,
-        unit: "ns".into(),
+        unit: Unit::Time.file_unit().into(),
         ci95: g.ci95_ns,
         method: format!(
             "slope of kernel time against n executors, one coalesced {what} each, least squares \
@@ -208,16 +212,16 @@ fn gap_parameter(g: &GapFit) -> Parameter {
 /// n: on a GPU the measured knee (the device's attributes beside it); on a CPU the
 /// attributes (cores), because there the knee only marks where the thread pool's fork-join
 /// cost stops dominating, not a count of simultaneous executors.
-fn executors_parameter(e: &Executors, class: DeviceClass) -> Parameter {
+fn executors_parameter(e: &Executors, class: DeviceClass) -> Estimate {
     let knee = if class == DeviceClass::Gpu {
         e.from_knee
     } else {
         None
     };
     match (knee, e.knee_ci95) {
-        (Some(knee), ci) => Parameter {
+        (Some(knee), ci) => Estimate {
             value: knee,
-            unit: "executors".into(),
+            unit: Unit::Executors.file_unit().into(),
             ci95: ci.unwrap_or([knee, knee]),
             method: format!(
                 "knee of the coalesced read sweep (where the fitted line meets the flat part); \
@@ -228,9 +232,9 @@ fn executors_parameter(e: &Executors, class: DeviceClass) -> Parameter {
         },
         (None, _) => {
             let a = e.from_attributes.unwrap_or(1) as f64;
-            Parameter {
+            Estimate {
                 value: a,
-                unit: "executors".into(),
+                unit: Unit::Executors.file_unit().into(),
                 ci95: [a, a],
                 method: format!(
                     "compute units × resident threads per unit (device attributes); knee of the \

@@ -1,4 +1,5 @@
-//! A minimal aligned text table.
+//! A table of text cells: the data model of the CSV and Markdown exporters, and its aligned
+//! rendering for the terminal.
 
 /// Columns of text, right-aligned numbers and left-aligned words.
 #[derive(Debug, Default, Clone)]
@@ -21,7 +22,17 @@ impl Table {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
-    /// Render with two spaces between columns.
+    /// The column titles.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// The rows, in the order they were added.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
+    /// Render with two spaces between columns (the terminal's form).
     pub fn render(&self) -> String {
         let cols = self.header.len();
         let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();

@@ -1,13 +1,18 @@
 //! Small-scale run series: a workload at a few sizes, each repeated, summarised per phase
-//! (median, 95 % CI, fraction) — the input of the fractal predictor (PAPERS.md §2).
+//! (median, 95 % CI, fraction) — the input of the fractal predictor (docs/models.md §2).
+//! It is written as JSON and CSV (and, on request, Markdown and Extra-P text) through
+//! [`crate::export`].
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunResult, Workload, WorkloadError};
 use crate::backend::{Device, DeviceInfo};
+use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
+use crate::export::{json, ExportError, Exportable, Table};
+use crate::fit::forecast::{PhaseMedian, SeriesMedians, SizeMedians};
 use crate::fit::stats::Summary;
+use crate::workloads::{check_fits, PhaseTiming, RunResult, Workload, WorkloadError};
 
 /// One phase at one size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,28 +78,28 @@ impl Series {
         read_json(path)
     }
 
-    /// The CSV form: one row per size and phase (and a `total` row per size).
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from("size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count\n");
-        for p in &self.points {
-            for ph in &p.phases {
-                out.push_str(&format!(
-                    "{},{},{},{},{},{},{}\n",
-                    p.size,
-                    crate::plot::csv_field(&ph.name),
-                    ph.median_seconds,
-                    ph.ci95[0],
-                    ph.ci95[1],
-                    ph.fraction,
-                    ph.count
-                ));
-            }
-            out.push_str(&format!(
-                "{},total,{},{},{},1,1\n",
-                p.size, p.total.median_seconds, p.total.ci95[0], p.total.ci95[1]
-            ));
+    /// The numbers a forecast needs: per size, each phase's median and launches.
+    pub fn medians(&self) -> SeriesMedians {
+        SeriesMedians {
+            workload: self.workload.clone(),
+            points: self
+                .points
+                .iter()
+                .map(|p| SizeMedians {
+                    size: p.size,
+                    phases: p
+                        .phases
+                        .iter()
+                        .map(|ph| PhaseMedian {
+                            name: ph.name.clone(),
+                            median_seconds: ph.median_seconds,
+                            count: ph.count,
+                        })
+                        .collect(),
+                    total_seconds: p.total.median_seconds,
+                })
+                .collect(),
         }
-        out
     }
 
     /// `<dir>/<device-slug>.series.<workload>[-<layout>]` (add `.json` / `.csv`).
@@ -113,17 +118,77 @@ impl Series {
 
 /// Read a JSON file written by a command; an error names the file and the field.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, WorkloadError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
-    let de = &mut serde_json::Deserializer::from_str(&text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        WorkloadError::Invalid(format!(
-            "{}: field {}: {}",
-            path.display(),
-            e.path(),
-            e.inner()
-        ))
-    })
+    json::read_json(path).map_err(|e| WorkloadError::Invalid(e.to_string()))
+}
+
+impl Exportable for Series {
+    fn kind(&self) -> &'static str {
+        "series"
+    }
+
+    fn to_json(&self) -> Result<String, ExportError> {
+        json::to_json(self)
+    }
+
+    /// One row per size and phase, and a `total` row per size.
+    fn table(&self) -> Table {
+        let mut t = Table::new([
+            "size",
+            "phase",
+            "median_s",
+            "ci95_low_s",
+            "ci95_high_s",
+            "fraction",
+            "count",
+        ]);
+        for p in &self.points {
+            for ph in &p.phases {
+                t.row([
+                    p.size.to_string(),
+                    ph.name.clone(),
+                    ph.median_seconds.to_string(),
+                    ph.ci95[0].to_string(),
+                    ph.ci95[1].to_string(),
+                    ph.fraction.to_string(),
+                    ph.count.to_string(),
+                ]);
+            }
+            t.row([
+                p.size.to_string(),
+                "total".into(),
+                p.total.median_seconds.to_string(),
+                p.total.ci95[0].to_string(),
+                p.total.ci95[1].to_string(),
+                "1".into(),
+                "1".into(),
+            ]);
+        }
+        t
+    }
+
+    fn extrap_measurements(&self) -> Option<Measurements> {
+        Some(Measurements {
+            points: self
+                .points
+                .iter()
+                .map(|p| PointSamples {
+                    size: p.size,
+                    phases: p
+                        .phases
+                        .iter()
+                        .map(|ph| PhaseSamples {
+                            name: ph.name.clone(),
+                            samples: ph.samples.clone(),
+                        })
+                        .collect(),
+                    total: PhaseSamples {
+                        name: "total".into(),
+                        samples: p.total.samples.clone(),
+                    },
+                })
+                .collect(),
+        })
+    }
 }
 
 fn summary(values: &[f64], what: &str) -> Result<Summary, WorkloadError> {
@@ -137,7 +202,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
         .ok_or_else(|| WorkloadError::Invalid("a series point needs at least one run".into()))?;
     let mut phases = Vec::new();
     for phase in &first.phases {
-        let pick = |r: &RunResult, f: fn(&super::PhaseTiming) -> f64| {
+        let pick = |r: &RunResult, f: fn(&PhaseTiming) -> f64| {
             r.phases
                 .iter()
                 .find(|p| p.name == phase.name)
@@ -188,7 +253,7 @@ pub fn run_series(
     sorted.sort_unstable();
     sorted.dedup();
     for &size in &sorted {
-        super::check_fits(workload, device, size)?;
+        check_fits(workload, device, size)?;
     }
     let mut points = Vec::with_capacity(sorted.len());
     for &size in &sorted {

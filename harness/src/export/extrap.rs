@@ -1,5 +1,5 @@
-//! Export of a run [`Series`] to Extra-P's text input format, so that the fractal fit
-//! ([`super::fractal`]) can be put beside Extra-P's performance-model normal form (PMNF,
+//! Export of a run series' measurements to Extra-P's text input format, so that the fractal
+//! fit (`crate::fit::fractal`) can be put beside Extra-P's performance-model normal form (PMNF,
 //! Calotoiu et al.) fitted to the very same measurements.
 //!
 //! The format follows Extra-P's reader (`extrap/fileio/file_reader/text_file_reader.py`,
@@ -40,7 +40,32 @@
 
 use thiserror::Error;
 
-use crate::workloads::series::{Series, SeriesPoint};
+/// One phase's (or the whole run's) repeats at one size, seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseSamples {
+    /// The phase's name.
+    pub name: String,
+    /// Every repeat's time, seconds.
+    pub samples: Vec<f64>,
+}
+
+/// Every phase's repeats at one size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointSamples {
+    /// The size N.
+    pub size: usize,
+    /// The phases, in the run's order.
+    pub phases: Vec<PhaseSamples>,
+    /// The whole run's repeats.
+    pub total: PhaseSamples,
+}
+
+/// A series' measurements: what Extra-P is given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurements {
+    /// One entry per size.
+    pub points: Vec<PointSamples>,
+}
 
 /// Name of the region that holds the whole run's time in the Extra-P file.
 const TOTAL: &str = "total";
@@ -137,7 +162,7 @@ fn data_line(phase: &str, size: usize, samples: &[f64]) -> Result<String, Extrap
     Ok(line)
 }
 
-/// Write `series` in Extra-P's text input format, so that Extra-P can fit its PMNF models
+/// Write a series' measurements in Extra-P's text input format, so that Extra-P can fit its PMNF models
 /// (Calotoiu et al.) to the same measurements as our fractal fit.
 ///
 /// One parameter `N`; the sizes ascending on the `POINTS` line; then, for every phase in
@@ -150,11 +175,11 @@ fn data_line(phase: &str, size: usize, samples: &[f64]) -> Result<String, Extrap
 /// [`ExtrapError`] when the series is empty, repeats a size, lacks a phase at some size,
 /// has a point without samples, a non-finite or non-positive sample, a nameless phase, or
 /// two phases that map to the same region name.
-pub fn to_extrap(series: &Series) -> Result<String, ExtrapError> {
+pub fn to_extrap(series: &Measurements) -> Result<String, ExtrapError> {
     if series.points.is_empty() {
         return Err(ExtrapError::EmptySeries);
     }
-    let mut points: Vec<&SeriesPoint> = series.points.iter().collect();
+    let mut points: Vec<&PointSamples> = series.points.iter().collect();
     points.sort_by_key(|p| p.size);
     if let Some(w) = points.windows(2).find(|w| w[0].size == w[1].size) {
         return Err(ExtrapError::DuplicateSize { size: w[0].size });
@@ -215,51 +240,28 @@ pub fn to_extrap(series: &Series) -> Result<String, ExtrapError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::DeviceInfo;
-    use crate::workloads::series::{PhasePoint, TotalPoint};
 
-    fn device() -> DeviceInfo {
-        DeviceInfo::for_tests()
-    }
-
-    /// A phase whose summary fields are placeholders: only `name` and `samples` are exported.
-    fn phase(name: &str, samples: &[f64]) -> PhasePoint {
-        PhasePoint {
+    fn phase(name: &str, samples: &[f64]) -> PhaseSamples {
+        PhaseSamples {
             name: name.into(),
-            median_seconds: samples.first().copied().unwrap_or(0.0),
-            ci95: [0.0, 0.0],
-            fraction: 0.5,
-            count: 1,
             samples: samples.to_vec(),
         }
     }
 
-    fn point(size: usize, phases: Vec<PhasePoint>, total: &[f64]) -> SeriesPoint {
-        SeriesPoint {
+    fn point(size: usize, phases: Vec<PhaseSamples>, total: &[f64]) -> PointSamples {
+        PointSamples {
             size,
             phases,
-            total: TotalPoint {
-                median_seconds: total.first().copied().unwrap_or(0.0),
-                ci95: [0.0, 0.0],
-                samples: total.to_vec(),
-            },
+            total: phase("total", total),
         }
     }
 
-    fn series(points: Vec<SeriesPoint>) -> Series {
-        Series {
-            workload: "sweep".into(),
-            layout: None,
-            device: device(),
-            iterations: 1,
-            repeats: 3,
-            verified: true,
-            points,
-        }
+    fn series(points: Vec<PointSamples>) -> Measurements {
+        Measurements { points }
     }
 
     /// 3 sizes, 2 phases, 3 repeats.
-    fn sample() -> Series {
+    fn sample() -> Measurements {
         series(vec![
             point(
                 64,

@@ -1,0 +1,82 @@
+//! A prediction from a stored series (docs/models.md §2): the paper's fractal forecast of every
+//! phase and, where the device has a calibration, our `windowed` variant beside it (the
+//! sizes the calibration accepts, launch overhead subtracted; [`crate::fit::window`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::series::Series;
+use super::validate::{windowed_forecast, LargeWindow};
+use crate::backend::DeviceInfo;
+use crate::calibration::model_parameters::window_facts;
+use crate::calibration::{default_path, Calibration};
+use crate::fit::forecast::{forecast, Forecast};
+use crate::workloads::registry::lookup;
+use crate::workloads::WorkloadError;
+
+/// The windowed variant's window and forecast (none when too few sizes pass the rules).
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowedPrediction {
+    /// The window the calibration chose for the target, with every rejection's reasons.
+    pub window: LargeWindow,
+    /// The forecast from that window, if it could be made.
+    pub forecast: Option<Forecast>,
+}
+
+/// Both variants' forecasts of one target size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prediction {
+    /// The paper's recipe over every size of the series.
+    pub paper: Forecast,
+    /// Ours, where a calibration was given.
+    pub windowed: Option<WindowedPrediction>,
+}
+
+/// Predict `target` from `series`; with `calibration`, the windowed variant too (it needs
+/// the series' workload to know each size's work, memory and launches).
+pub fn predict(
+    series: &Series,
+    target: f64,
+    calibration: Option<&Calibration>,
+) -> Result<Prediction, WorkloadError> {
+    let paper =
+        forecast(&series.medians(), target).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+    let Some(calibration) = calibration else {
+        return Ok(Prediction {
+            paper,
+            windowed: None,
+        });
+    };
+    let facts = window_facts(calibration);
+    let layout = series.layout.as_deref().map(str::parse).transpose()?;
+    let workload = lookup(&series.workload, layout).map_err(|e| {
+        WorkloadError::Invalid(format!(
+            "the windowed variant needs the workload `{}` to know its sizes' work and memory: {e}",
+            series.workload
+        ))
+    })?;
+    if target.fract() != 0.0 || target < 1.0 {
+        return Err(WorkloadError::Invalid(format!(
+            "--target must be a whole size for the windowed variant, got {target}"
+        )));
+    }
+    let (window, forecast) = windowed_forecast(workload.as_ref(), series, &facts, target as usize);
+    Ok(Prediction {
+        paper,
+        windowed: Some(WindowedPrediction { window, forecast }),
+    })
+}
+
+/// Where a device's calibration is: `explicit` if given, else `<dir>/<device>.json` when that
+/// file exists (`None` when it does not: the experiments then run the paper's variant only).
+pub fn calibration_path(
+    explicit: Option<&Path>,
+    dir: &Path,
+    device: &DeviceInfo,
+) -> Option<PathBuf> {
+    match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => Some(default_path(dir, device)).filter(|p| p.exists()),
+    }
+}

@@ -1,0 +1,185 @@
+//! The launches of one iteration of a kernel, and the max-plus prediction of that
+//! iteration: a launch of I instances of s dependent steps each takes s·⌈I/n⌉ rounds of the
+//! graph's time (docs/models.md §1), and an iteration is the sum of its launches.
+
+use serde::Serialize;
+
+use super::error::MaxPlusError;
+use super::graph::KernelGraph;
+use super::models::{predict, ModelVariant};
+use super::parameters::Parameters;
+use super::pipelined::{pipelined, LaunchShape, PIPELINED_NAME};
+
+/// How a workload's size maps to the launches of one iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchPlan {
+    /// One launch of N instances (vadd, triad).
+    Elements,
+    /// One launch over the (N − 2)² interior points of an N × N grid (Jacobi).
+    Interior2d,
+    /// One launch per interior anti-diagonal of an N × N grid (SOR's wavefront).
+    AntiDiagonals,
+    /// Three line sweeps of an n³ cube: (n − 2)² lines of n − 2 dependent steps each (ADI).
+    LineSweeps3d,
+}
+
+impl LaunchPlan {
+    /// What the plan launches, in words.
+    pub fn description(self) -> &'static str {
+        match self {
+            LaunchPlan::Elements => "N instances in one launch",
+            LaunchPlan::Interior2d => "an N×N grid, (N−2)² instances in one launch",
+            LaunchPlan::AntiDiagonals => "an N×N grid, one launch per anti-diagonal",
+            LaunchPlan::LineSweeps3d => "an N³ cube, 3 sweeps of (N−2)² lines of N−2 steps",
+        }
+    }
+
+    /// The launches of one iteration at `size`.
+    pub fn launches(self, size: usize) -> Vec<LaunchShape> {
+        let n = size as u64;
+        let inner = n.saturating_sub(2);
+        match self {
+            LaunchPlan::Elements => vec![shape(n, 1)],
+            LaunchPlan::Interior2d => vec![shape(inner * inner, 1)],
+            LaunchPlan::AntiDiagonals => (2..=(2 * n).saturating_sub(4))
+                .map(|d| {
+                    let lo = d.saturating_sub(n - 2).max(1);
+                    let hi = (d - 1).min(n - 2);
+                    shape(hi + 1 - lo, 1)
+                })
+                .collect(),
+            LaunchPlan::LineSweeps3d => vec![shape(inner * inner, inner); 3],
+        }
+    }
+}
+
+fn shape(instances: u64, steps: u64) -> LaunchShape {
+    LaunchShape { instances, steps }
+}
+
+/// One model variant's prediction at one size.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VariantTime {
+    /// `naive`, `with_operations`, `serialized_memory`, `caching`, or `ext_pipelined`.
+    pub model: String,
+    /// Whether the variant is the paper's (false for our extension).
+    pub published: bool,
+    /// Per-instance formula (first launch).
+    pub formula: String,
+    /// Predicted seconds per iteration.
+    pub seconds: f64,
+}
+
+/// Every variant's prediction of one iteration at `size`.
+pub fn predict_iteration(
+    graph: &KernelGraph,
+    plan: LaunchPlan,
+    parameters: &Parameters,
+    executors: u64,
+    launch_seconds: f64,
+    size: usize,
+) -> Result<Vec<VariantTime>, MaxPlusError> {
+    let launches = plan.launches(size);
+    let mut out = Vec::with_capacity(ModelVariant::ALL.len() + 1);
+    for variant in ModelVariant::ALL {
+        let mut seconds = 0.0;
+        let mut formula = String::new();
+        for l in &launches {
+            let p = predict(graph, parameters, executors, l.instances, variant)?;
+            seconds += p.total_seconds * l.steps as f64;
+            if formula.is_empty() {
+                formula = p.formula;
+            }
+        }
+        out.push(VariantTime {
+            model: variant.name().to_string(),
+            published: true,
+            formula,
+            seconds,
+        });
+    }
+    let mut seconds = 0.0;
+    let mut formula = String::new();
+    for &l in &launches {
+        let p = pipelined(graph, parameters, executors, l, launch_seconds)?;
+        seconds += p.total_seconds;
+        if formula.is_empty() {
+            formula = p.formula;
+        }
+    }
+    out.push(VariantTime {
+        model: PIPELINED_NAME.to_string(),
+        published: false,
+        formula,
+        seconds,
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn graph(name: &str) -> KernelGraph {
+        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs"))
+            .join(format!("{name}.toml"));
+        KernelGraph::load(&path).expect("shipped graph loads")
+    }
+
+    #[test]
+    fn anti_diagonals_cover_the_interior_once() {
+        for n in [4usize, 5, 17, 64] {
+            let launches = LaunchPlan::AntiDiagonals.launches(n);
+            let points: u64 = launches.iter().map(|l| l.instances).sum();
+            assert_eq!(points, ((n - 2) * (n - 2)) as u64, "n = {n}");
+            assert_eq!(launches.len(), 2 * n - 5, "n = {n}");
+        }
+        let cube = LaunchPlan::LineSweeps3d.launches(10);
+        assert_eq!(cube, vec![shape(64, 8); 3]);
+    }
+
+    #[test]
+    fn predictions_sum_rounds_over_launches() {
+        let g = graph("triad");
+        let p = Parameters::from_pairs(&[
+            ("t", 4.0),
+            ("T", 5.0),
+            ("tau", 1.0),
+            ("dt", 0.0),
+            ("dT", 0.0),
+            ("t_cache", 1.0),
+        ])
+        .expect("finite");
+        let v = predict_iteration(&g, LaunchPlan::Elements, &p, 4, 0.5, 10).expect("predicts");
+        let naive = v.iter().find(|x| x.model == "naive").expect("naive");
+        // ⌈10/4⌉ = 3 rounds of T + t = 9.
+        assert_eq!(naive.seconds, 27.0);
+        let ext = v.iter().find(|x| !x.published).expect("extension");
+        // Zero intervals: one round of T + τ + t = 10, plus L = 0.5.
+        assert_eq!(ext.seconds, 10.5);
+        let lines = predict_iteration(
+            &graph("adi_line"),
+            LaunchPlan::LineSweeps3d,
+            &p,
+            1000,
+            0.0,
+            12,
+        )
+        .expect("predicts");
+        let ops = lines
+            .iter()
+            .find(|x| x.model == "with_operations")
+            .expect("variant");
+        let one = predict(
+            &graph("adi_line"),
+            &p,
+            1000,
+            100,
+            ModelVariant::WithOperations,
+        )
+        .expect("predicts");
+        assert_eq!(ops.seconds, 3.0 * 10.0 * one.total_seconds);
+    }
+}
