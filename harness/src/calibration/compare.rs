@@ -52,20 +52,12 @@ pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterCompar
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture() -> Calibration {
-        let path = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/calibration-host.json"
-        ));
-        Calibration::load(&path).expect("the fixture parses")
-    }
+    use crate::calibration::test_fixture;
 
     #[test]
     fn every_measured_parameter_in_the_file_order_with_ratio_and_overlap() {
-        let before = fixture();
-        let mut after = fixture();
+        let before = test_fixture();
+        let mut after = test_fixture();
         after.parameters.read_gap.value *= 2.0;
         after.parameters.read_gap.ci95 = after.parameters.read_gap.ci95.map(|v| v * 2.0);
         let rows = compare(&before, &after);
@@ -86,8 +78,8 @@ mod tests {
 
     #[test]
     fn overlap_is_decided_by_the_intervals() {
-        let before = fixture();
-        let mut after = fixture();
+        let before = test_fixture();
+        let mut after = test_fixture();
         let width = before.parameters.op_time.ci95[1] - before.parameters.op_time.ci95[0];
         // Just touching: still overlapping; one width beyond: not.
         after.parameters.op_time.ci95 = [

@@ -252,3 +252,14 @@ impl Calibration {
 pub fn default_path(dir: &Path, device: &DeviceInfo) -> PathBuf {
     dir.join(format!("{}.json", device.slug()))
 }
+
+/// The calibration the unit tests share: `tests/fixtures/calibration-host.json`, a host
+/// calibration with most raw samples left out.
+#[cfg(test)]
+pub(crate) fn test_fixture() -> Calibration {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/calibration-host.json"
+    ));
+    Calibration::load(&path).expect("the fixture parses")
+}

@@ -126,19 +126,11 @@ fn last_cache_level(calibration: &Calibration) -> Option<(String, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn host_calibration() -> Calibration {
-        let path = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/calibration-host.json"
-        ));
-        Calibration::load(&path).expect("committed calibration parses")
-    }
+    use crate::calibration::test_fixture;
 
     #[test]
     fn values_are_converted_to_seconds_and_named() {
-        let c = host_calibration();
+        let c = test_fixture();
         let inputs = ModelInputs::from_calibration(&c);
         let p = inputs.parameters(&[]).expect("finite");
         assert_eq!(
@@ -165,7 +157,7 @@ mod tests {
 
     #[test]
     fn overrides_win() {
-        let inputs = ModelInputs::from_calibration(&host_calibration());
+        let inputs = ModelInputs::from_calibration(&test_fixture());
         let p = inputs
             .parameters(&[("t".into(), 1.0), ("extra".into(), 2.0)])
             .expect("finite");

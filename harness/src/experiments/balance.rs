@@ -128,6 +128,18 @@ pub struct Split {
 }
 
 impl Split {
+    /// Its name and shape as table cells: name, homogeneous cores, problems per core,
+    /// hybrid cores, hybrid problems.
+    pub fn cells(&self) -> [String; 5] {
+        [
+            self.name.clone(),
+            self.homogeneous_cores.to_string(),
+            self.problems_per_core.to_string(),
+            self.hybrid_cores.to_string(),
+            self.hybrid_problems.to_string(),
+        ]
+    }
+
     /// A split of `grids` problems: each of `homogeneous_cores` cores gets `share_per_core`
     /// of them (a fraction of the batch, rounded), the hybrid group of `hybrid_cores` cores
     /// and the accelerator the rest.
@@ -385,19 +397,14 @@ impl Exportable for MeasuredBalance {
             "predicted_speedup",
         ]);
         for r in &self.runs {
-            t.row([
-                r.split.name.clone(),
-                r.split.homogeneous_cores.to_string(),
-                r.split.problems_per_core.to_string(),
-                r.split.hybrid_cores.to_string(),
-                r.split.hybrid_problems.to_string(),
+            t.row(r.split.cells().into_iter().chain([
                 r.seconds.median.to_string(),
                 r.seconds.ci95[0].to_string(),
                 r.seconds.ci95[1].to_string(),
                 r.paired_t1.median.to_string(),
                 r.speedup.to_string(),
                 r.predicted.to_string(),
-            ]);
+            ]));
         }
         t
     }

@@ -342,27 +342,16 @@ impl Exportable for MaxPlusValidation {
 mod tests {
     use super::*;
     use crate::backend::host::HostDevice;
-    use std::path::PathBuf;
-
-    fn graph(name: &str) -> KernelGraph {
-        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs"))
-            .join(format!("{name}.toml"));
-        KernelGraph::load(&path).expect("shipped graph loads")
-    }
+    use crate::model::maxplus::examples::shipped_graph;
 
     fn inputs() -> ModelInputs {
-        let path = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/calibration-host.json"
-        ));
-        let c = crate::calibration::Calibration::load(&path).expect("committed calibration");
-        ModelInputs::from_calibration(&c)
+        ModelInputs::from_calibration(&crate::calibration::test_fixture())
     }
 
     #[test]
     fn every_shipped_graph_has_its_kernel() {
         for k in GRAPH_KERNELS {
-            assert_eq!(graph(k.graph).name(), k.graph);
+            assert_eq!(shipped_graph(k.graph).name(), k.graph);
             let workload = lookup(k.workload, k.layout).expect("workload exists");
             assert_eq!(workload.name(), k.workload);
         }
@@ -379,8 +368,13 @@ mod tests {
             iterations: 2,
             repeats: 3,
         };
-        let v = validate_maxplus(&graph("triad"), &HostDevice::new(), &options, |_| {})
-            .expect("runs on the host");
+        let v = validate_maxplus(
+            &shipped_graph("triad"),
+            &HostDevice::new(),
+            &options,
+            |_| {},
+        )
+        .expect("runs on the host");
         assert_eq!(v.rows.len(), 2);
         for r in &v.rows {
             assert!(r.measured_seconds > 0.0);

@@ -442,18 +442,13 @@ pub fn split_runs_table(runs: &[crate::experiments::balance::SplitRun]) -> Strin
         "measured/predicted",
     ]);
     for r in runs {
-        t.row([
-            r.split.name.clone(),
-            r.split.homogeneous_cores.to_string(),
-            r.split.problems_per_core.to_string(),
-            r.split.hybrid_cores.to_string(),
-            r.split.hybrid_problems.to_string(),
+        t.row(r.split.cells().into_iter().chain([
             sig(r.seconds.median, 4),
             sig(r.paired_t1.median, 4),
             format!("{:.2}", r.speedup),
             format!("{:.2}", r.predicted),
             format!("{:.2}", r.speedup / r.predicted),
-        ]);
+        ]));
     }
     t.render()
 }
@@ -462,19 +457,12 @@ pub fn split_runs_table(runs: &[crate::experiments::balance::SplitRun]) -> Strin
 mod tests {
     use super::*;
     use crate::calibration::compare::compare;
+    use crate::calibration::test_fixture;
     use crate::workloads::{PhaseTiming, RunResult};
-
-    fn fixture() -> Calibration {
-        let path = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/calibration-host.json"
-        ));
-        Calibration::load(&path).expect("the fixture parses")
-    }
 
     #[test]
     fn the_calibration_summary_names_parameters_by_their_symbols() {
-        let c = fixture();
+        let c = test_fixture();
         let text = calibration_summary(&c);
         let first_column: Vec<&str> = text
             .lines()
@@ -490,8 +478,8 @@ mod tests {
 
     #[test]
     fn the_comparison_flags_intervals_that_do_not_overlap() {
-        let before = fixture();
-        let mut after = fixture();
+        let before = test_fixture();
+        let mut after = test_fixture();
         after.parameters.write_gap.value *= 3.0;
         after.parameters.write_gap.ci95 = after.parameters.write_gap.ci95.map(|v| v * 3.0);
         let text = comparison_table(&compare(&before, &after), "old", "new");

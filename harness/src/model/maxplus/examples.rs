@@ -62,3 +62,11 @@ pub fn table1_series() -> KernelGraph {
         .build()
         .expect("Table 1's series fragment is a valid graph")
 }
+
+/// A graph shipped in `kernels/graphs/`, for tests.
+#[cfg(test)]
+pub(crate) fn shipped_graph(name: &str) -> KernelGraph {
+    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs"))
+        .join(format!("{name}.toml"));
+    KernelGraph::load(&path).expect("shipped graph loads")
+}

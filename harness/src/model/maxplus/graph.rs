@@ -235,7 +235,10 @@ impl KernelGraph {
         let mut graph = self.clone();
         for arc in &mut graph.arcs {
             if graph.nodes[arc.from].kind == NodeKind::Cache && arc.from != arc.to {
-                arc.weight = arc.weight.renamed("t", "t_cache");
+                arc.weight = arc.weight.renamed(
+                    Parameter::ReadLatency.key(),
+                    Parameter::CachedReadLatency.key(),
+                );
             }
         }
         graph

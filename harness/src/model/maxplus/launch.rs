@@ -120,13 +120,7 @@ pub fn predict_iteration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn graph(name: &str) -> KernelGraph {
-        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs"))
-            .join(format!("{name}.toml"));
-        KernelGraph::load(&path).expect("shipped graph loads")
-    }
+    use crate::model::maxplus::examples::shipped_graph;
 
     #[test]
     fn anti_diagonals_cover_the_interior_once() {
@@ -142,7 +136,7 @@ mod tests {
 
     #[test]
     fn predictions_sum_rounds_over_launches() {
-        let g = graph("triad");
+        let g = shipped_graph("triad");
         let p = Parameters::from_pairs(&[
             ("t", 4.0),
             ("T", 5.0),
@@ -160,7 +154,7 @@ mod tests {
         // Zero intervals: one round of T + τ + t = 10, plus L = 0.5.
         assert_eq!(ext.seconds, 10.5);
         let lines = predict_iteration(
-            &graph("adi_line"),
+            &shipped_graph("adi_line"),
             LaunchPlan::LineSweeps3d,
             &p,
             1000,
@@ -173,7 +167,7 @@ mod tests {
             .find(|x| x.model == "with_operations")
             .expect("variant");
         let one = predict(
-            &graph("adi_line"),
+            &shipped_graph("adi_line"),
             &p,
             1000,
             100,

@@ -36,6 +36,7 @@ use super::graph::KernelGraph;
 use super::parameters::Parameters;
 use super::poly::Term;
 use super::time::critical_path;
+use crate::units::Parameter;
 
 /// Which of the paper's models to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,7 +170,8 @@ pub fn serialization_lag(reads: u32, writes: u32, executors: u64) -> Term {
                 .saturating_sub(1)
         }
     };
-    Term::scaled("dt", count(reads)).plus(&Term::scaled("dT", count(writes)))
+    Term::scaled(Parameter::ReadGap.key(), count(reads))
+        .plus(&Term::scaled(Parameter::WriteGap.key(), count(writes)))
 }
 
 /// `kΔt`, `Δt` for k = 1.

@@ -26,6 +26,7 @@ use super::error::MaxPlusError;
 use super::graph::KernelGraph;
 use super::models::{count_text, predict, ModelVariant};
 use super::parameters::Parameters;
+use crate::units::Parameter;
 
 /// The variant's name in tables, files and figures.
 pub const PIPELINED_NAME: &str = "ext_pipelined";
@@ -92,8 +93,8 @@ pub fn pipelined(
     Ok(PipelinedPrediction {
         formula: format!(
             "L + s·(P + (R − 1)·n({} + {})), P = {}",
-            count_text(graph.memory_reads(), "Δt"),
-            count_text(graph.writes(), "ΔT"),
+            count_text(graph.memory_reads(), Parameter::ReadGap.symbol()),
+            count_text(graph.writes(), Parameter::WriteGap.symbol()),
             first.formula
         ),
         first_round_seconds: first.per_instance_seconds,

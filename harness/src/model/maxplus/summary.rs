@@ -8,6 +8,7 @@ use super::graph::KernelGraph;
 use super::models::{count_text, ModelVariant};
 use super::pipelined::PIPELINED_NAME;
 use super::time::{kernel_formula, paper_kernel_time};
+use crate::units::Parameter;
 
 /// One node as listed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -70,8 +71,8 @@ pub fn summarise(graph: &KernelGraph) -> Result<GraphSummary, MaxPlusError> {
     let full = kernel_formula(graph)?.to_string();
     let lag = format!(
         "{} + {}",
-        lag_text(graph.reads(), "Δt"),
-        lag_text(graph.writes(), "ΔT")
+        lag_text(graph.reads(), Parameter::ReadGap.symbol()),
+        lag_text(graph.writes(), Parameter::WriteGap.symbol())
     );
     let formulas = ModelVariant::ALL
         .into_iter()
@@ -93,8 +94,8 @@ pub fn summarise(graph: &KernelGraph) -> Result<GraphSummary, MaxPlusError> {
             published: false,
             formula: format!(
                 "L + s·(P + (⌈N/n⌉ − 1)·n({} + {})), P = serialized_memory",
-                count_text(graph.memory_reads(), "Δt"),
-                count_text(graph.writes(), "ΔT")
+                count_text(graph.memory_reads(), Parameter::ReadGap.symbol()),
+                count_text(graph.writes(), Parameter::WriteGap.symbol())
             ),
         })))
         .collect::<Result<Vec<_>, MaxPlusError>>()?;

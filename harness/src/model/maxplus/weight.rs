@@ -14,6 +14,7 @@
 
 use super::error::MaxPlusError;
 use super::poly::Term;
+use crate::units::Parameter;
 
 /// Parses one arc weight into a sum of times.
 ///
@@ -62,12 +63,16 @@ fn tokenize(text: &str) -> Result<Vec<Token>, MaxPlusError> {
             '*' => push_and_skip(&mut tokens, &mut chars, Token::Star),
             '(' => push_and_skip(&mut tokens, &mut chars, Token::Open),
             ')' => push_and_skip(&mut tokens, &mut chars, Token::Close),
-            'τ' => push_and_skip(&mut tokens, &mut chars, Token::Name("tau".to_owned())),
+            'τ' => push_and_skip(
+                &mut tokens,
+                &mut chars,
+                Token::Name(Parameter::OpTime.key().to_owned()),
+            ),
             'Δ' => {
                 chars.next();
                 match chars.next() {
-                    Some('t') => tokens.push(Token::Name("dt".to_owned())),
-                    Some('T') => tokens.push(Token::Name("dT".to_owned())),
+                    Some('t') => tokens.push(Token::Name(Parameter::ReadGap.key().to_owned())),
+                    Some('T') => tokens.push(Token::Name(Parameter::WriteGap.key().to_owned())),
                     _ => return Err(syntax(text, "Δ must be followed by t or T")),
                 }
             }
