@@ -35,8 +35,8 @@ pub struct ParameterSource {
 pub struct ModelInputs {
     /// Every value with its source, in a fixed order.
     pub sources: Vec<ParameterSource>,
-    /// Device-timed launch overhead, seconds.
-    pub launch_seconds: f64,
+    /// Device-timed launch overhead.
+    pub launch_seconds: Seconds,
 }
 
 impl ModelInputs {
@@ -73,7 +73,7 @@ impl ModelInputs {
         });
         ModelInputs {
             sources,
-            launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns).0,
+            launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns),
         }
     }
 
@@ -103,7 +103,7 @@ impl ModelInputs {
 pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
     DeviceFacts {
         executors: calibration.parameters.executors.value,
-        launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns).0,
+        launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns),
         levels: calibration
             .read_latency
             .levels
@@ -152,7 +152,7 @@ mod tests {
             p.get("t_cache").expect("t_cache"),
             last_cache.latency_ns * 1e-9
         );
-        assert_eq!(inputs.launch_seconds, c.launch_overhead.device_ns * 1e-9);
+        assert_eq!(inputs.launch_seconds.0, c.launch_overhead.device_ns * 1e-9);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use harness::experiments::validate_maxplus::{kernel_for, validate_maxplus, MaxPl
 use harness::model::maxplus::summary::summarise;
 use harness::model::maxplus::{predict_iteration, KernelGraph, LaunchPlan, Parameters};
 use harness::report::maxplus::{graph_report, inputs_table, predictions_table, validation_report};
+use harness::units::Seconds;
 
 use super::{pick_device, write_and_say};
 
@@ -132,7 +133,7 @@ pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
 }
 
 /// The parameters from the calibration and `--set`, and the launch overhead.
-fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parameters, f64)> {
+fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parameters, Seconds)> {
     match inputs {
         Some(i) => Ok((i.parameters(set)?, i.launch_seconds)),
         None => {
@@ -140,7 +141,7 @@ fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parame
             for (name, value) in set {
                 p.set(name, *value)?;
             }
-            Ok((p, 0.0))
+            Ok((p, Seconds(0.0)))
         }
     }
 }

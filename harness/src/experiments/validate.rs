@@ -366,7 +366,7 @@ mod tests {
     fn the_smallest_good_size_saturates_and_leaves_the_cache() {
         let device = DeviceFacts {
             executors: 1000.0,
-            launch_seconds: 1e-6,
+            launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
         };
         let vadd = Stream(StreamKind::Vadd);

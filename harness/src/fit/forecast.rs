@@ -8,6 +8,7 @@ use super::baselines::{fit_power_offset, polynomial_baselines, PowerOffsetOption
 use super::fit_error::FitError;
 use super::fractal::{fit_power_law, fit_power_law_with_offset, window_warnings, FractalFit};
 use super::phases::{predict_application, AppPrediction, PhaseOptions, PhaseSeries};
+use crate::units::Seconds;
 
 /// One phase's median at one size, and how many launches (or transfers) it made.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,23 +156,23 @@ pub fn is_kernel_phase(name: &str) -> bool {
 }
 
 /// The `windowed` forecast: only the series points whose sizes are in `accepted`, and each
-/// phase's time less its launches × `launch_seconds` before the log-log fit (added back,
+/// phase's time less its launches × `launch` before the log-log fit (added back,
 /// extrapolated, at the target).
 pub fn forecast_windowed(
     series: &SeriesMedians,
     target: f64,
     accepted: &[usize],
-    launch_seconds: f64,
+    launch: Seconds,
 ) -> Result<Forecast, FitError> {
     let mut window = series.clone();
     window.points.retain(|p| accepted.contains(&p.size));
-    forecast_variant(&window, target, Some(launch_seconds))
+    forecast_variant(&window, target, Some(launch))
 }
 
 fn forecast_variant(
     series: &SeriesMedians,
     target: f64,
-    launch_seconds: Option<f64>,
+    launch: Option<Seconds>,
 ) -> Result<Forecast, FitError> {
     let sizes: Vec<f64> = series.points.iter().map(|p| p.size as f64).collect();
     let mut names: Vec<String> = Vec::new();
@@ -199,7 +200,7 @@ fn forecast_variant(
     let mut skipped_phases = Vec::new();
     // Launches × overhead per point, for the windowed variant (`total`: every kernel phase).
     let offsets = |name: &str| -> Option<Vec<f64>> {
-        let launch = launch_seconds?;
+        let launch = launch?.0;
         Some(
             series
                 .points
@@ -265,7 +266,7 @@ fn forecast_variant(
         Err(e) => (None, Some(e.to_string())),
     };
     Ok(Forecast {
-        variant: if launch_seconds.is_some() {
+        variant: if launch.is_some() {
             Variant::Windowed
         } else {
             Variant::Paper
@@ -324,7 +325,8 @@ mod tests {
         let s = series([64, 128, 256, 512].map(|n| point(n, false)).to_vec());
         let target = 4096.0;
         let paper = forecast(&s, target).expect("fits");
-        let windowed = forecast_windowed(&s, target, &[64, 128, 256, 512], LAUNCH).expect("fits");
+        let windowed =
+            forecast_windowed(&s, target, &[64, 128, 256, 512], Seconds(LAUNCH)).expect("fits");
         assert_eq!(
             (paper.variant, windowed.variant),
             (Variant::Paper, Variant::Windowed)
@@ -349,10 +351,10 @@ mod tests {
     #[test]
     fn the_window_keeps_only_the_accepted_sizes() {
         let s = series([64, 128, 256, 512, 1024].map(|n| point(n, false)).to_vec());
-        let w = forecast_windowed(&s, 8192.0, &[256, 512, 1024], LAUNCH).expect("fits");
+        let w = forecast_windowed(&s, 8192.0, &[256, 512, 1024], Seconds(LAUNCH)).expect("fits");
         let total = w.phases.iter().find(|p| p.name == "total").expect("total");
         assert_eq!(total.fractal.sizes, vec![256.0, 512.0, 1024.0]);
-        assert!(forecast_windowed(&s, 8192.0, &[512, 1024], LAUNCH).is_err());
+        assert!(forecast_windowed(&s, 8192.0, &[512, 1024], Seconds(LAUNCH)).is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //!
 //! Every rejected size is listed with all of its reasons; nothing is dropped silently.
 
+use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
 /// The largest share of a size's time the launch overheads may take.
@@ -22,8 +23,8 @@ pub const OVERHEAD_LIMIT: f64 = 0.2;
 pub struct DeviceFacts {
     /// Simultaneous executors n.
     pub executors: f64,
-    /// Device-timed launch overhead L, seconds.
-    pub launch_seconds: f64,
+    /// Device-timed launch overhead L.
+    pub launch_seconds: Seconds,
     /// Memory levels from the latency sweep, smallest first: name and the largest working
     /// set, bytes, measured on its plateau (the last level is device memory, unbounded).
     pub levels: Vec<(String, u64)>,
@@ -83,9 +84,10 @@ pub struct WindowChoice {
 ///
 /// ```
 /// use harness::fit::window::{choose_window, DeviceFacts, SizeFacts};
+/// use harness::units::Seconds;
 /// let device = DeviceFacts {
 ///     executors: 1000.0,
-///     launch_seconds: 5e-6,
+///     launch_seconds: Seconds(5e-6),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
@@ -127,7 +129,7 @@ pub fn choose_window(
                 }
             }
         }
-        let overhead = p.launches as f64 * device.launch_seconds;
+        let overhead = p.launches as f64 * device.launch_seconds.0;
         if p.seconds > 0.0 && overhead > OVERHEAD_LIMIT * p.seconds {
             reasons.push(format!(
                 "{} launches × L = {:.3e} s is {:.0} % of its {:.3e} s: overhead-dominated",
@@ -181,7 +183,7 @@ mod tests {
     fn device() -> DeviceFacts {
         DeviceFacts {
             executors: 64.0,
-            launch_seconds: 1e-5,
+            launch_seconds: Seconds(1e-5),
             levels: vec![
                 ("L1".into(), 32 << 10),
                 ("L2".into(), 1 << 20),

@@ -59,7 +59,7 @@ pub fn inputs_table(inputs: &ModelInputs, executors: u64) -> String {
     }
     t.row([
         "L".to_string(),
-        format!("{} ns", sig(inputs.launch_seconds * 1e9, 4)),
+        format!("{} ns", sig(inputs.launch_seconds.as_ns(), 4)),
         "launch_overhead.device_ns (extension only)".to_string(),
     ]);
     t.render()

@@ -9,6 +9,7 @@ use super::graph::KernelGraph;
 use super::models::{predict, ModelVariant};
 use super::parameters::Parameters;
 use super::pipelined::{pipelined, LaunchShape, PIPELINED_NAME};
+use crate::units::Seconds;
 
 /// How a workload's size maps to the launches of one iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -77,7 +78,7 @@ pub fn predict_iteration(
     plan: LaunchPlan,
     parameters: &Parameters,
     executors: u64,
-    launch_seconds: f64,
+    launch: Seconds,
     size: usize,
 ) -> Result<Vec<VariantTime>, MaxPlusError> {
     let launches = plan.launches(size);
@@ -102,7 +103,7 @@ pub fn predict_iteration(
     let mut seconds = 0.0;
     let mut formula = String::new();
     for &l in &launches {
-        let p = pipelined(graph, parameters, executors, l, launch_seconds)?;
+        let p = pipelined(graph, parameters, executors, l, launch)?;
         seconds += p.total_seconds;
         if formula.is_empty() {
             formula = p.formula;
@@ -146,7 +147,8 @@ mod tests {
             ("t_cache", 1.0),
         ])
         .expect("finite");
-        let v = predict_iteration(&g, LaunchPlan::Elements, &p, 4, 0.5, 10).expect("predicts");
+        let v =
+            predict_iteration(&g, LaunchPlan::Elements, &p, 4, Seconds(0.5), 10).expect("predicts");
         let naive = v.iter().find(|x| x.model == "naive").expect("naive");
         // ⌈10/4⌉ = 3 rounds of T + t = 9.
         assert_eq!(naive.seconds, 27.0);
@@ -158,7 +160,7 @@ mod tests {
             LaunchPlan::LineSweeps3d,
             &p,
             1000,
-            0.0,
+            Seconds(0.0),
             12,
         )
         .expect("predicts");

@@ -26,7 +26,7 @@ use super::error::MaxPlusError;
 use super::graph::KernelGraph;
 use super::models::{count_text, predict, ModelVariant};
 use super::parameters::Parameters;
-use crate::units::Parameter;
+use crate::units::{Parameter, Seconds};
 
 /// The variant's name in tables, files and figures.
 pub const PIPELINED_NAME: &str = "ext_pipelined";
@@ -57,15 +57,16 @@ pub struct PipelinedPrediction {
 }
 
 /// Predicts one launch of `shape` on `executors` executors with launch overhead
-/// `launch_seconds` (see the module documentation for the formula).
+/// `launch` (see the module documentation for the formula).
 ///
 /// ```
 /// use harness::model::maxplus::examples::vadd_z2;
 /// use harness::model::maxplus::pipelined::{pipelined, LaunchShape};
 /// use harness::model::maxplus::Parameters;
+/// use harness::units::Seconds;
 /// let p = Parameters::from_pairs(&[("t", 4.0), ("T", 5.0), ("tau", 1.0), ("dt", 0.5), ("dT", 1.0)])?;
 /// let shape = LaunchShape { instances: 10, steps: 1 };
-/// let prediction = pipelined(&vadd_z2(), &p, 2, shape, 3.0)?;
+/// let prediction = pipelined(&vadd_z2(), &p, 2, shape, Seconds(3.0))?;
 /// // P = T + (2−1)ΔT + τ + t + (2·2−1)Δt = 5 + 1 + 1 + 4 + 1.5 = 12.5;
 /// // each further round n(kΔt + wΔT) = 2·(2·0.5 + 1·1) = 4; 5 rounds; L = 3.
 /// assert_eq!(prediction.total_seconds, 3.0 + 12.5 + 4.0 * 4.0);
@@ -76,7 +77,7 @@ pub fn pipelined(
     parameters: &Parameters,
     executors: u64,
     shape: LaunchShape,
-    launch_seconds: f64,
+    launch: Seconds,
 ) -> Result<PipelinedPrediction, MaxPlusError> {
     let first = predict(
         graph,
@@ -85,8 +86,9 @@ pub fn pipelined(
         shape.instances,
         ModelVariant::SerializedMemory,
     )?;
-    let per_executor = f64::from(graph.memory_reads()) * parameters.get("dt")?
-        + f64::from(graph.writes()) * parameters.get("dT")?;
+    let per_executor = f64::from(graph.memory_reads())
+        * parameters.get(Parameter::ReadGap.key())?
+        + f64::from(graph.writes()) * parameters.get(Parameter::WriteGap.key())?;
     let round_interval_seconds = executors as f64 * per_executor;
     let further = first.rounds.saturating_sub(1) as f64;
     let steps = shape.steps.max(1) as f64;
@@ -100,7 +102,7 @@ pub fn pipelined(
         first_round_seconds: first.per_instance_seconds,
         round_interval_seconds,
         rounds: first.rounds,
-        total_seconds: launch_seconds
+        total_seconds: launch.0
             + steps * (first.per_instance_seconds + further * round_interval_seconds),
     })
 }
@@ -130,7 +132,7 @@ mod tests {
         };
         let published =
             predict(&vadd_z2(), &p, 128, 100, ModelVariant::SerializedMemory).expect("predicts");
-        let ext = pipelined(&vadd_z2(), &p, 128, shape, 1e-6).expect("predicts");
+        let ext = pipelined(&vadd_z2(), &p, 128, shape, Seconds(1e-6)).expect("predicts");
         assert_eq!(ext.rounds, 1);
         assert!((ext.total_seconds - (1e-6 + published.total_seconds)).abs() < 1e-18);
     }
@@ -143,7 +145,7 @@ mod tests {
             instances,
             steps: 1,
         };
-        let ext = pipelined(&vadd_z2(), &p, 1024, shape, 0.0).expect("predicts");
+        let ext = pipelined(&vadd_z2(), &p, 1024, shape, Seconds(0.0)).expect("predicts");
         // N(kΔt + wΔT) = 2^30 · (2e-11 + 2e-11).
         let bound = instances as f64 * 4e-11;
         assert!((ext.total_seconds / bound - 1.0).abs() < 1e-3);
@@ -167,8 +169,8 @@ mod tests {
             steps: 1,
         };
         let ten = LaunchShape { steps: 10, ..one };
-        let a = pipelined(&vadd_z2(), &p, 64, one, 5e-6).expect("predicts");
-        let b = pipelined(&vadd_z2(), &p, 64, ten, 5e-6).expect("predicts");
+        let a = pipelined(&vadd_z2(), &p, 64, one, Seconds(5e-6)).expect("predicts");
+        let b = pipelined(&vadd_z2(), &p, 64, ten, Seconds(5e-6)).expect("predicts");
         let work = |x: &PipelinedPrediction| x.total_seconds - 5e-6;
         assert!((work(&b) / work(&a) - 10.0).abs() < 1e-9);
     }
@@ -180,7 +182,8 @@ mod tests {
             instances: 8,
             steps: 1,
         };
-        let err = pipelined(&vadd_z2(), &p, 2, shape, 0.0).expect_err("the intervals are missing");
+        let err = pipelined(&vadd_z2(), &p, 2, shape, Seconds(0.0))
+            .expect_err("the intervals are missing");
         assert!(err.to_string().contains("`dT`"), "{err}");
     }
 }
