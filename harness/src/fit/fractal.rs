@@ -316,7 +316,7 @@ fn fit_log_log(
         .zip(offsets)
         .map(|(t, o)| (t - o).ln())
         .collect();
-    let (d, m, d_se, m_se) = ols_line(&x, &y)?;
+    let (d, m, d_se, m_se, _) = super::linear::ols_line(&x, &y).map_err(FitError::Regression)?;
 
     let kf = k as f64;
     let x_mean = x.iter().sum::<f64>() / kf;
@@ -451,29 +451,6 @@ pub(super) fn t_quantile(level: f64, dof: usize) -> Result<f64, FitError> {
     let dist = StudentsT::new(0.0, 1.0, dof as f64)
         .map_err(|e| FitError::Regression(format!("Student t with {dof} dof: {e}")))?;
     Ok(dist.inverse_cdf(0.5 + level / 2.0))
-}
-
-/// Ordinary least squares `y = d + m·x` by `linregress`: `(d, m, se(d), se(m))`.
-fn ols_line(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64), FitError> {
-    use linregress::{FormulaRegressionBuilder, RegressionDataBuilder};
-    let err = |e: linregress::Error| FitError::Regression(e.to_string());
-    let data = RegressionDataBuilder::new()
-        .build_from(vec![("Y", y.to_vec()), ("X", x.to_vec())])
-        .map_err(err)?;
-    let model = FormulaRegressionBuilder::new()
-        .data(&data)
-        .formula("Y ~ X")
-        .fit()
-        .map_err(err)?;
-    let p = model.parameters();
-    let se = model.se();
-    if p.len() != 2 || se.len() != 2 {
-        return Err(FitError::Regression(format!(
-            "expected 2 parameters, linregress returned {}",
-            p.len()
-        )));
-    }
-    Ok((p[0], p[1], se[0], se[1]))
 }
 
 /// The curvature test behind [`window_warnings`]: the residuals of the log-log line refitted

@@ -84,7 +84,8 @@ pub fn fit_line(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitError> {
     if x_min == x_max {
         return Err(LinearFitError::DegenerateX);
     }
-    let (intercept, slope, intercept_se, slope_se, r_squared) = ols(x, y)?;
+    let (intercept, slope, intercept_se, slope_se, r_squared) =
+        ols_line(x, y).map_err(LinearFitError::Regression)?;
     Ok(LinearFit::assemble(
         [intercept, slope],
         [intercept_se, slope_se],
@@ -161,9 +162,12 @@ pub fn fit_line_relative(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitErr
     ))
 }
 
-fn ols(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), LinearFitError> {
+/// Ordinary least squares `y = d + m·x` by `linregress`: `(d, m, se(d), se(m), R²)`; the
+/// one wrapper of the regression library, shared by the fractal fit. The error is
+/// linregress's message.
+pub(crate) fn ols_line(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), String> {
     use linregress::{FormulaRegressionBuilder, RegressionDataBuilder};
-    let err = |e: linregress::Error| LinearFitError::Regression(e.to_string());
+    let err = |e: linregress::Error| e.to_string();
     let data = RegressionDataBuilder::new()
         .build_from(vec![("Y", y.to_vec()), ("X", x.to_vec())])
         .map_err(err)?;
@@ -174,6 +178,12 @@ fn ols(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), LinearFitError
         .map_err(err)?;
     let p = model.parameters();
     let se = model.se();
+    if p.len() != 2 || se.len() != 2 {
+        return Err(format!(
+            "expected 2 parameters, linregress returned {}",
+            p.len()
+        ));
+    }
     let r2 = model.rsquared();
     // A perfect fit gives R² = NaN in some linregress versions (0/0): it is 1.
     let r2 = if r2.is_finite() { r2 } else { 1.0 };
