@@ -271,3 +271,76 @@ fn balance_measures_the_sor_batch_and_runs_the_splits_on_the_host() {
         one_error_line(&out);
     }
 }
+
+#[test]
+fn sizes_and_targets_take_powers_of_two_and_series_export_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "run", "vadd", "--size", "2^12", "--iters", "1", "--device", "host",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("vadd at N = 4096"));
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "series",
+            "vadd",
+            "--sizes",
+            "2^12,2^13,2^14",
+            "--repeat",
+            "3",
+            "--device",
+            "host",
+            "--format",
+            "extrap,markdown",
+        ])
+        .assert()
+        .success();
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let with = |suffix: &str| {
+        files
+            .iter()
+            .find(|p| p.to_string_lossy().ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} in {files:?}"))
+            .clone()
+    };
+    let json = with(".series.vadd.json");
+    for suffix in [
+        ".series.vadd.csv",
+        ".series.vadd.md",
+        ".series.vadd.extrap.txt",
+    ] {
+        with(suffix);
+    }
+    let markdown = std::fs::read_to_string(with(".md")).unwrap();
+    assert!(markdown.starts_with("| size | phase |"), "{markdown}");
+    harness()
+        .args([
+            "predict",
+            "--series",
+            json.to_str().unwrap(),
+            "--target",
+            "2^16",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("65536"));
+    let out = harness()
+        .args([
+            "predict",
+            "--series",
+            json.to_str().unwrap(),
+            "--target",
+            "2^x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2^k"));
+}

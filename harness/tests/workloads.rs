@@ -273,8 +273,21 @@ fn validate_predicts_runs_and_writes_the_error_table() {
     let csv = std::fs::read_dir(dir.path().join("calibrations"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".validate.vadd.csv"))
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with(".validate.vadd.20000-80000-to-320000.csv")
+        })
         .expect("csv written");
+    // The small series beside it, as a series file of its own.
+    let series = dir
+        .path()
+        .join("calibrations")
+        .read_dir()
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-to-320000.series.json"))
+        .expect("series written");
+    harness::experiments::series::Series::load(&series).expect("a series file");
     let text = std::fs::read_to_string(csv).unwrap();
     assert!(
         text.lines().any(|l| l.starts_with("paper,320000,total,")),
@@ -321,21 +334,34 @@ fn validate_predicts_runs_and_writes_the_error_table() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        plots.iter().any(|f| f.ends_with(".validate.vadd.fit.svg")),
+        plots
+            .iter()
+            .any(|f| f.ends_with(".validate.vadd.32768-262144-to-1048576.fit.svg")),
         "{plots:?}"
     );
     assert!(
         plots
             .iter()
-            .any(|f| f.ends_with(".validate.vadd.polynomial.png")),
+            .any(|f| f.ends_with("-to-1048576.polynomial.png")),
         "{plots:?}"
     );
     // The parity and error figures over the written result.
     let result = std::fs::read_dir(dir.path().join("calibrations"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".validate.vadd.json"))
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with(".validate.vadd.32768-262144-to-1048576.json")
+        })
         .unwrap();
+    // The first run's result is still there: results are named by what was run.
+    assert!(std::fs::read_dir(dir.path().join("calibrations"))
+        .unwrap()
+        .any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with("-to-320000.json")));
     Command::cargo_bin("harness")
         .unwrap()
         .current_dir(dir.path())

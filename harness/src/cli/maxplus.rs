@@ -35,6 +35,17 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A target size: a positive number or `2^k`.
+pub fn parse_target(text: &str) -> Result<f64, String> {
+    if let Ok(size) = parse_size(text) {
+        return Ok(size as f64);
+    }
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a size (a positive number or 2^k)")),
+    }
+}
+
 /// `NAME=SECONDS`.
 pub fn parse_assignment(text: &str) -> Result<(String, f64), String> {
     let (name, value) = text

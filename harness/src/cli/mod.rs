@@ -16,7 +16,7 @@ use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
 use harness::experiments::series::{run_series, Series};
 use harness::experiments::validate::{validate, Validation};
-use harness::export::{write_atomically, write_results, Exportable, Format};
+use harness::export::{with_suffix, write_atomically, write_results, Exportable, Format};
 use harness::report::views;
 use harness::workloads::registry::{has_layouts, lookup};
 use harness::workloads::Layout;
@@ -94,8 +94,9 @@ enum Command {
     Run {
         /// The workload's name.
         workload: String,
-        /// Problem size N (elements for vadd/triad, grid side for the rest).
-        #[arg(long, short = 'n')]
+        /// Problem size N (elements for vadd/triad, grid side for the rest): an integer or
+        /// 2^k.
+        #[arg(long, short = 'n', value_parser = maxplus::parse_size)]
         size: usize,
         /// Iterations.
         #[arg(long, default_value_t = 10)]
@@ -161,8 +162,8 @@ enum Command {
         /// A series file written by `harness series`.
         #[arg(long)]
         series: PathBuf,
-        /// The size to predict.
-        #[arg(long)]
+        /// The size to predict: a number or 2^k.
+        #[arg(long, value_parser = maxplus::parse_target)]
         target: f64,
         /// The device's calibration: adds the windowed variant (the small sizes that saturate
         /// the device, are not overhead-dominated and share the target's memory level,
@@ -603,13 +604,11 @@ fn validate_command(
         repeat,
         |line| eprintln!("{line}"),
     )?;
-    print!("{}", views::validation_table(&v));
-    let stem = output_dir.join(format!(
-        "{}.validate.{}",
-        device.info().slug(),
-        workload.name().replace(['/', '.'], "_")
-    ));
+    let stem = output_dir.join(v.file_stem());
+    // The small series too, so `predict` and `export-extrap` can take it on its own.
+    write_and_say(&with_suffix(&stem, "series"), &[], &v.series)?;
     write_and_say(&stem, &[], &v)?;
+    print!("{}", views::validation_table(&v));
     validation_figures(&v, plot_dir, &stem)
 }
 

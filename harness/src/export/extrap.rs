@@ -31,8 +31,9 @@
 //!   keywords, so either order works; this is the order of Extra-P's own examples) and one
 //!   `DATA` line per point, in `POINTS` order, holding every repetition's time in seconds,
 //!   separated by single spaces.
-//! * Numbers are written with Rust's `{}` for `f64`: the shortest text that round-trips, in
-//!   fixed notation (no exponent), as the format's `NUMBER` grammar asks.
+//! * Numbers are rounded to 12 significant digits (the timers' resolution, without the noise
+//!   of the ns → s conversion) and written with Rust's `{}` for `f64`: the shortest text
+//!   that round-trips, in fixed notation (no exponent), as the format's `NUMBER` grammar asks.
 //!
 //! The reader's `validate_experiment` requires exactly one measurement per point for every
 //! region, so a phase missing at some size, or two regions with the same name, is refused
@@ -139,6 +140,18 @@ fn region_name(phase: &str) -> String {
         .collect()
 }
 
+/// Significant digits kept in the file: the samples are device-timer readings converted
+/// from nanoseconds, so 12 digits keep every picosecond and drop the conversion's noise
+/// (0.0008691990000000001 is written 0.000869199).
+const SIGNIFICANT_DIGITS: usize = 12;
+
+/// `value` rounded to [`SIGNIFICANT_DIGITS`].
+fn significant(value: f64) -> f64 {
+    format!("{value:.prec$e}", prec = SIGNIFICANT_DIGITS - 1)
+        .parse()
+        .unwrap_or(value)
+}
+
 /// One `DATA` line (with its newline) after checking the samples.
 fn data_line(phase: &str, size: usize, samples: &[f64]) -> Result<String, ExtrapError> {
     if samples.is_empty() {
@@ -156,7 +169,7 @@ fn data_line(phase: &str, size: usize, samples: &[f64]) -> Result<String, Extrap
                 value,
             });
         }
-        line.push_str(&format!(" {value}"));
+        line.push_str(&format!(" {}", significant(value)));
     }
     line.push('\n');
     Ok(line)
@@ -240,6 +253,18 @@ pub fn to_extrap(series: &Measurements) -> Result<String, ExtrapError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversion_noise_is_not_written() {
+        let s = series(vec![point(
+            8,
+            vec![phase("k", &[869.199 * 1e-9, 7.311 * 1e-6])],
+            &[0.0008691990000000001],
+        )]);
+        let text = to_extrap(&s).expect("exports");
+        assert!(text.contains("DATA 0.000000869199 0.000007311\n"), "{text}");
+        assert!(text.contains("DATA 0.000869199\n"), "{text}");
+    }
 
     fn phase(name: &str, samples: &[f64]) -> PhaseSamples {
         PhaseSamples {

@@ -355,11 +355,11 @@ fn fit_log_log(
     if variant == FitVariant::OffsetSubtracted {
         if offset_model[1] == 0.0 {
             notes.push(format!(
-                "constant offset {offset_at_target} s subtracted and added back at the target"
+                "constant offset {offset_at_target:.4e} s subtracted and added back at the target"
             ));
         } else {
             notes.push(format!(
-                "offset extrapolated linearly in n to {offset_at_target} s at the target"
+                "offset extrapolated linearly in n to {offset_at_target:.4e} s at the target"
             ));
         }
     }

@@ -387,7 +387,7 @@ pub fn predict_application(
         return Err(FitError::TooFewPoints {
             model: format!(
                 "the phase fits from the size where the shares become stable (n = {}; \
-                 run more sizes beyond it, or set fit_stable_sizes_only = false)",
+                 run more sizes beyond it)",
                 selection.stable_from_size
             ),
             needed: MIN_POINTS,

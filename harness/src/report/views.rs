@@ -375,10 +375,21 @@ pub fn validation_table(v: &crate::experiments::validate::Validation) -> String 
 
 /// The window chosen for one target: the sizes fitted, each rejected size with its reasons.
 pub fn window_report(w: &crate::experiments::validate::LargeWindow) -> String {
-    let mut out = format!(
-        "window for N = {} (its working set lives in {}): fitted on {:?}\n",
-        w.size, w.choice.target_level, w.choice.accepted
-    );
+    let accepted = &w.choice.accepted;
+    let mut out = if accepted.len() >= 3 {
+        format!(
+            "window for N = {} (its working set lives in {}): fitted on {accepted:?}\n",
+            w.size, w.choice.target_level
+        )
+    } else {
+        format!(
+            "window for N = {} (its working set lives in {}): {} size(s) pass the rules{}, 3 are needed: no windowed fit\n",
+            w.size,
+            w.choice.target_level,
+            accepted.len(),
+            if accepted.is_empty() { String::new() } else { format!(" ({accepted:?})") }
+        )
+    };
     for r in &w.choice.rejected {
         out.push_str(&format!(
             "  rejected {}: {}\n",
