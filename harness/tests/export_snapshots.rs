@@ -27,6 +27,7 @@ fn series() -> Series {
         ci95: [t * 0.75, t * 1.25],
         fraction: if name == "sweep" { 0.875 } else { 0.125 },
         count,
+        min_seconds: Some(t * 0.75),
         samples: vec![t, t * 1.25, t * 0.75],
     };
     let point = |size: usize, t: f64| SeriesPoint {
@@ -35,6 +36,7 @@ fn series() -> Series {
         total: TotalPoint {
             median_seconds: t * 1.125,
             ci95: [t, t * 1.5],
+            min_seconds: Some(t),
             samples: vec![t * 1.125, t * 1.5, t],
         },
     };
@@ -44,8 +46,11 @@ fn series() -> Series {
         device: fixture().device,
         iterations: 10,
         repeats: 3,
+        max_repeats: None,
+        ci_target: None,
         verified: true,
         points: vec![point(64, 0.5), point(128, 2.0), point(256, 8.0)],
+        flagged: Vec::new(),
     }
 }
 

@@ -7,7 +7,7 @@ mod common;
 
 use common::fails_with;
 use harness::backend::{discover, select, BackendKind, DeviceSelector};
-use harness::experiments::series::{run_series, Series};
+use harness::experiments::series::{run_series, RepeatPlan, Series};
 use harness::export::Exportable;
 use harness::workloads::registry::{has_layouts, lookup, names};
 use harness::workloads::Layout;
@@ -78,7 +78,7 @@ fn a_series_over_three_sizes_round_trips() {
         device,
         &[24, 16, 32],
         2,
-        3,
+        RepeatPlan::fixed(3),
         |p| seen.push(p.size),
     )
     .unwrap();
@@ -92,14 +92,42 @@ fn a_series_over_three_sizes_round_trips() {
             p.total.ci95[0] <= p.total.median_seconds && p.total.median_seconds <= p.total.ci95[1]
         );
         assert_eq!(p.total.samples.len(), 3);
+        assert!(p.total.min_seconds.expect("the minimum is kept") <= p.total.median_seconds);
         assert!(p.phases.iter().any(|ph| ph.name == "sor_diag"));
     }
     let csv = series.to_csv();
     assert_eq!(
         csv.lines().next().unwrap(),
-        "size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count"
+        "size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count,min_s,runs"
     );
     assert!(csv.lines().any(|l| l.starts_with("32,total,")));
+}
+
+#[test]
+fn sizes_with_wide_intervals_run_again_up_to_the_cap() {
+    let list = discover();
+    let index = select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap();
+    let device = list.devices[index].as_ref();
+    let w = lookup("vadd", None).unwrap();
+    // An unreachable target: every size runs to the cap.
+    let strict = RepeatPlan {
+        min: 3,
+        max: 6,
+        ci_target: 1e-12,
+    };
+    let series = run_series(w.as_ref(), None, device, &[1000, 2000], 1, strict, |_| {}).unwrap();
+    for p in &series.points {
+        assert_eq!(p.total.samples.len(), 6, "N = {}", p.size);
+    }
+    assert_eq!(series.max_repeats, Some(6));
+    // A target every interval meets: the minimum only.
+    let loose = RepeatPlan {
+        min: 3,
+        max: 6,
+        ci_target: 1e12,
+    };
+    let series = run_series(w.as_ref(), None, device, &[1000, 2000], 1, loose, |_| {}).unwrap();
+    assert!(series.points.iter().all(|p| p.total.samples.len() == 3));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use harness::backend::{discover, select, DeviceList, DeviceSelector};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
-use harness::experiments::series::{run_series, Series};
+use harness::experiments::series::{run_series, RepeatPlan, Series};
 use harness::experiments::validate::{validate, Validation};
 use harness::export::{with_suffix, write_atomically, write_results, Exportable, Format};
 use harness::report::views;
@@ -38,9 +38,17 @@ struct SeriesOptions {
     /// Iterations per run.
     #[arg(long, default_value_t = 10)]
     iters: usize,
-    /// Runs per size.
+    /// Runs per size, at least. Sizes run in rounds (a, b, c, a, b, c, …) so drift on a
+    /// shared machine hits them alike.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// Runs per size, at most (default: 3 × --repeat): after --repeat rounds, a size whose
+    /// total's 95 % interval is wider than ±--ci-target runs again, up to this many times.
+    #[arg(long, value_name = "N")]
+    max_repeat: Option<usize>,
+    /// The interval to aim for, in percent of the median (half-width).
+    #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
+    ci_target: f64,
     /// plain or reordered, for sor, adi and line-solve (default: reordered).
     #[arg(long)]
     layout: Option<Layout>,
@@ -50,6 +58,30 @@ struct SeriesOptions {
     /// Folder for the files.
     #[arg(long, value_name = "DIR", default_value = "calibrations")]
     output_dir: PathBuf,
+}
+
+impl SeriesOptions {
+    /// The repeat plan the flags ask for.
+    fn plan(&self) -> Result<RepeatPlan> {
+        if !(self.ci_target > 0.0 && self.ci_target.is_finite()) {
+            bail!(
+                "--ci-target must be a positive percentage, got {}",
+                self.ci_target
+            );
+        }
+        let max = self.max_repeat.unwrap_or(3 * self.repeat);
+        if max < self.repeat {
+            bail!(
+                "--max-repeat ({max}) must be at least --repeat ({})",
+                self.repeat
+            );
+        }
+        Ok(RepeatPlan {
+            min: self.repeat,
+            max,
+            ci_target: self.ci_target / 100.0,
+        })
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -461,16 +493,19 @@ fn series_command(
     runs: &SeriesOptions,
     formats: &[Format],
 ) -> Result<()> {
-    let (iters, repeat, layout, output_dir) =
-        (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
+    let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
+    let plan = runs.plan()?;
     let workload = lookup(name, layout)?;
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
     eprintln!(
-        "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {repeat} runs each",
+        "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {}–{} runs each (to ±{} %)",
         device.info().name,
-        device.info().backend
+        device.info().backend,
+        plan.min,
+        plan.max,
+        runs.ci_target
     );
     let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
     let series = run_series(
@@ -479,9 +514,12 @@ fn series_command(
         device,
         sizes,
         iters,
-        repeat,
+        plan,
         |p| eprintln!("{}", views::series_progress(p)),
     )?;
+    for jump in &series.flagged {
+        eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
+    }
     write_and_say(&series.stem(output_dir), formats, &series)
 }
 
@@ -574,8 +612,8 @@ fn validate_command(
     calibration: Option<PathBuf>,
     plot_dir: &std::path::Path,
 ) -> Result<()> {
-    let (iters, repeat, layout, output_dir) =
-        (runs.iters, runs.repeat, runs.layout, &runs.output_dir);
+    let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
+    let plan = runs.plan()?;
     let workload = lookup(name, layout)?;
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
@@ -601,7 +639,7 @@ fn validate_command(
         small,
         large,
         iters,
-        repeat,
+        plan,
         |line| eprintln!("{line}"),
     )?;
     let stem = output_dir.join(v.file_stem());

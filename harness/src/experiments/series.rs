@@ -11,6 +11,7 @@ use crate::backend::{Device, DeviceInfo};
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::forecast::{PhaseMedian, SeriesMedians, SizeMedians};
+use crate::fit::jumps::{per_unit_jumps, Jump, JUMP_RATIO};
 use crate::fit::stats::Summary;
 use crate::workloads::{check_fits, PhaseTiming, RunResult, Workload, WorkloadError};
 
@@ -27,6 +28,10 @@ pub struct PhasePoint {
     pub fraction: f64,
     /// Launches (or transfers) per run.
     pub count: u64,
+    /// The fastest repeat, seconds (beside the median: on a noisy machine the minimum is the
+    /// run least disturbed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_seconds: Option<f64>,
     /// Every repeat's time, seconds.
     pub samples: Vec<f64>,
 }
@@ -38,6 +43,9 @@ pub struct TotalPoint {
     pub median_seconds: f64,
     /// 95 % CI, seconds.
     pub ci95: [f64; 2],
+    /// The fastest repeat's total, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_seconds: Option<f64>,
     /// Every repeat's total, seconds.
     pub samples: Vec<f64>,
 }
@@ -64,12 +72,23 @@ pub struct Series {
     pub device: DeviceInfo,
     /// Iterations per run.
     pub iterations: usize,
-    /// Runs per size.
+    /// Runs per size (the least; see `max_repeats`).
     pub repeats: usize,
+    /// The most runs per size: sizes whose total's median interval was wider than
+    /// ±`ci_target` got more rounds, up to this many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repeats: Option<usize>,
+    /// The relative half-width of the total's 95 % interval the repeats aimed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_target: Option<f64>,
     /// Whether every run was verified against the host.
     pub verified: bool,
     /// The sizes, ascending.
     pub points: Vec<SeriesPoint>,
+    /// Sizes whose time per unit of work stands out from both neighbours' (cache-set
+    /// conflicts and the like): kept in the series, left out of the windowed fit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flagged: Vec<Jump>,
 }
 
 impl Series {
@@ -140,6 +159,8 @@ impl Exportable for Series {
             "ci95_high_s",
             "fraction",
             "count",
+            "min_s",
+            "runs",
         ]);
         for p in &self.points {
             for ph in &p.phases {
@@ -151,6 +172,8 @@ impl Exportable for Series {
                     ph.ci95[1].to_string(),
                     ph.fraction.to_string(),
                     ph.count.to_string(),
+                    ph.min_seconds.map_or(String::new(), |m| m.to_string()),
+                    ph.samples.len().to_string(),
                 ]);
             }
             t.row([
@@ -161,6 +184,8 @@ impl Exportable for Series {
                 p.total.ci95[1].to_string(),
                 "1".into(),
                 "1".into(),
+                p.total.min_seconds.map_or(String::new(), |m| m.to_string()),
+                p.total.samples.len().to_string(),
             ]);
         }
         t
@@ -217,6 +242,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             ci95: s.ci95,
             fraction: summary(&fractions, &phase.name)?.median,
             count: phase.count,
+            min_seconds: Some(s.min),
             samples,
         });
     }
@@ -228,51 +254,116 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
         total: TotalPoint {
             median_seconds: t.median,
             ci95: t.ci95,
+            min_seconds: Some(t.min),
             samples: totals,
         },
     })
 }
 
-/// Run `workload` at each size `repeats` times (the first run of each size verified against
-/// the host) and summarise. `progress` is told each finished size.
+/// How often each size of a series runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RepeatPlan {
+    /// Runs per size, at least.
+    pub min: usize,
+    /// Runs per size, at most.
+    pub max: usize,
+    /// After `min` runs, a size whose total's 95 % interval of the median is wider than
+    /// ±`ci_target` × the median (relative half-width) runs again, round by round, until it
+    /// is within the target or has `max` runs.
+    pub ci_target: f64,
+}
+
+impl RepeatPlan {
+    /// Exactly `repeats` runs per size.
+    pub fn fixed(repeats: usize) -> Self {
+        RepeatPlan {
+            min: repeats,
+            max: repeats,
+            ci_target: f64::INFINITY,
+        }
+    }
+}
+
+/// The relative half-width of the total's interval over `runs`.
+fn relative_half_width(runs: &[RunResult]) -> f64 {
+    let totals: Vec<f64> = runs.iter().map(|r| r.total_seconds).collect();
+    match Summary::new(&totals) {
+        Ok(s) if s.median > 0.0 => (s.ci95[1] - s.ci95[0]) / 2.0 / s.median,
+        _ => f64::INFINITY,
+    }
+}
+
+/// Run `workload` at each size: one verified warm-up run per size, then rounds over all the
+/// sizes in turn (a, b, c, a, b, c, …) so that drift on a shared machine hits every size
+/// alike, `plan.min` rounds and then more for the sizes whose interval is still too wide.
+/// Sizes whose time per unit of work (the workload's bytes) spikes against both neighbours
+/// are flagged ([`crate::fit::jumps`]). `progress` is told each size once it is summarised.
 pub fn run_series(
     workload: &dyn Workload,
     layout: Option<String>,
     device: &dyn Device,
     sizes: &[usize],
     iterations: usize,
-    repeats: usize,
+    plan: RepeatPlan,
     mut progress: impl FnMut(&SeriesPoint),
 ) -> Result<Series, WorkloadError> {
-    if sizes.is_empty() || repeats == 0 {
+    if sizes.is_empty() || plan.min == 0 {
         return Err(WorkloadError::Invalid(
             "a series needs at least one size and one repeat".into(),
         ));
     }
+    let max = plan.max.max(plan.min);
     let mut sorted = sizes.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
     for &size in &sorted {
         check_fits(workload, device, size)?;
     }
-    let mut points = Vec::with_capacity(sorted.len());
+    // A warm-up run per size, verified: compilation and first-touch costs stay out of the
+    // series.
     for &size in &sorted {
-        // A warm-up run, verified: compilation and first-touch costs stay out of the series.
         workload.run(device, size, iterations, true)?;
-        let runs = (0..repeats)
-            .map(|_| workload.run(device, size, iterations, false))
-            .collect::<Result<Vec<_>, _>>()?;
-        let point = summarise(size, &runs)?;
+    }
+    let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
+    for round in 0..max {
+        let mut ran = false;
+        for (i, &size) in sorted.iter().enumerate() {
+            if round >= plan.min && relative_half_width(&runs[i]) <= plan.ci_target {
+                continue;
+            }
+            runs[i].push(workload.run(device, size, iterations, false)?);
+            ran = true;
+        }
+        if !ran {
+            break;
+        }
+    }
+    let mut points = Vec::with_capacity(sorted.len());
+    for (&size, runs) in sorted.iter().zip(&runs) {
+        let point = summarise(size, runs)?;
         progress(&point);
         points.push(point);
     }
+    let work: Vec<(usize, f64, f64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p.size,
+                p.total.median_seconds,
+                workload.bytes_needed(p.size) as f64,
+            )
+        })
+        .collect();
     Ok(Series {
         workload: workload.name().to_string(),
         layout,
         device: device.info().clone(),
         iterations,
-        repeats,
+        repeats: plan.min,
+        max_repeats: (max > plan.min).then_some(max),
+        ci_target: plan.ci_target.is_finite().then_some(plan.ci_target),
         verified: true,
         points,
+        flagged: per_unit_jumps(&work, JUMP_RATIO),
     })
 }

@@ -7,10 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::series::{read_json, run_series, summarise, Series, SeriesPoint};
+use super::series::{read_json, run_series, summarise, RepeatPlan, Series, SeriesPoint};
 use crate::backend::Device;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::forecast::{forecast, forecast_windowed, is_kernel_phase, Forecast, Variant};
+use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{choose_window, DeviceFacts, SizeFacts, WindowChoice};
 use crate::workloads::{check_fits, Workload, WorkloadError};
@@ -167,6 +168,11 @@ pub fn size_facts(workload: &dyn Workload, series: &Series) -> Vec<SizeFacts> {
                 .map(|ph| ph.count)
                 .sum(),
             seconds: p.total.median_seconds,
+            anomaly: series
+                .flagged
+                .iter()
+                .find(|j| j.size == p.size)
+                .map(Jump::reason),
         })
         .collect()
 }
@@ -251,7 +257,7 @@ pub fn validate(
     small: &[usize],
     large: &[usize],
     iterations: usize,
-    repeats: usize,
+    plan: RepeatPlan,
     mut progress: impl FnMut(&str),
 ) -> Result<Validation, WorkloadError> {
     if large.is_empty() {
@@ -262,7 +268,7 @@ pub fn validate(
     for &size in large {
         check_fits(workload, device, size)?;
     }
-    let series = run_series(workload, layout, device, small, iterations, repeats, |p| {
+    let series = run_series(workload, layout, device, small, iterations, plan, |p| {
         progress(&format!("small N = {} done", p.size))
     })?;
     let mut rows = Vec::new();
@@ -275,7 +281,7 @@ pub fn validate(
         // The warm-up run of the first large size is checked against the host: a large
         // size's output is believed only once one has been verified.
         workload.run(device, size, iterations, measured.is_empty())?;
-        let runs = (0..repeats.max(1))
+        let runs = (0..plan.min.max(1))
             .map(|_| workload.run(device, size, iterations, false))
             .collect::<Result<Vec<_>, _>>()?;
         let point = summarise(size, &runs)?;

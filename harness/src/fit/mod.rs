@@ -4,6 +4,7 @@ pub mod baselines;
 pub mod fit_error;
 pub mod forecast;
 pub mod fractal;
+pub mod jumps;
 pub mod linear;
 pub mod phases;
 pub mod stats;

@@ -55,6 +55,9 @@ pub struct SizeFacts {
     pub launches: u64,
     /// The run's median time, seconds.
     pub seconds: f64,
+    /// Why the size is suspect on its own (its time per unit of work spikes against its
+    /// neighbours', [`super::jumps`]), if it is.
+    pub anomaly: Option<String>,
 }
 
 /// A size left out of the windowed fit.
@@ -96,6 +99,7 @@ pub struct WindowChoice {
 ///     working_set_bytes: 12 * size as u64,
 ///     launches: 1,
 ///     seconds,
+///     anomaly: None,
 /// };
 /// let points = [point(512, 6e-6), point(1 << 16, 1e-4), point(1 << 18, 4e-4)];
 /// let choice = choose_window(&points, 12 << 24, &device);
@@ -146,6 +150,9 @@ pub fn choose_window(
                 bytes_text(p.working_set_bytes),
                 bytes_text(target_bytes)
             ));
+        }
+        if let Some(anomaly) = &p.anomaly {
+            reasons.push(anomaly.clone());
         }
         if reasons.is_empty() {
             accepted.push(p.size);
@@ -199,6 +206,7 @@ mod tests {
             working_set_bytes: 8 * size as u64,
             launches: 2,
             seconds,
+            anomaly: None,
         }
     }
 
@@ -259,5 +267,22 @@ mod tests {
         let choice = choose_window(&[p.clone(), p], 1 << 28, &device());
         assert_eq!(choice.accepted.len(), 2);
         assert_eq!(choice.unchecked.len(), 1);
+    }
+
+    #[test]
+    fn a_flagged_size_is_rejected_with_its_reason() {
+        let device = DeviceFacts {
+            executors: 1.0,
+            launch_seconds: Seconds(0.0),
+            levels: vec![("memory".into(), u64::MAX)],
+        };
+        let spike = SizeFacts {
+            anomaly: Some("N = 64: 4.1× the time per unit of work of N = 56 and 72".into()),
+            ..point(64, 1.0)
+        };
+        let choice = choose_window(&[point(56, 1.0), spike, point(72, 1.0)], 1 << 30, &device);
+        assert_eq!(choice.accepted, vec![56, 72]);
+        assert_eq!(choice.rejected[0].size, 64);
+        assert!(choice.rejected[0].reasons[0].contains("4.1×"));
     }
 }

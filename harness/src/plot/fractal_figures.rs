@@ -494,6 +494,7 @@ mod tests {
             ci95,
             fraction: share,
             count: 1,
+            min_seconds: None,
             samples,
         }
     }
@@ -518,6 +519,7 @@ mod tests {
                     total: TotalPoint {
                         median_seconds: median,
                         ci95,
+                        min_seconds: None,
                         samples: totals,
                     },
                 }
@@ -529,8 +531,11 @@ mod tests {
             device: device(),
             iterations: 10,
             repeats: 3,
+            max_repeats: None,
+            ci_target: None,
             verified: true,
             points,
+            flagged: Vec::new(),
         }
     }
 

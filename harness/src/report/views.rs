@@ -185,11 +185,15 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
 /// One line per size of a series as it completes.
 pub fn series_progress(p: &crate::experiments::series::SeriesPoint) -> String {
     format!(
-        "N = {}: total {} ms [{}, {}]",
+        "N = {}: total {} ms [{}, {}], min {} ms, {} runs",
         p.size,
         sig(p.total.median_seconds * 1e3, 4),
         sig(p.total.ci95[0] * 1e3, 4),
-        sig(p.total.ci95[1] * 1e3, 4)
+        sig(p.total.ci95[1] * 1e3, 4),
+        p.total
+            .min_seconds
+            .map_or("-".to_string(), |m| sig(m * 1e3, 4)),
+        p.total.samples.len()
     )
 }
 
