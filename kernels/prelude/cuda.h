@@ -11,6 +11,7 @@ typedef unsigned long long ulong;
 #define GID2 (blockIdx.z * blockDim.z + threadIdx.z)
 #define LID0 (threadIdx.x)
 #define LSIZE0 (blockDim.x)
+#define GSIZE0 (gridDim.x * blockDim.x)
 #define GROUP0 (blockIdx.x)
 #define BARRIER() __syncthreads()
 #define FENCE_GLOBAL() __threadfence()

@@ -8,6 +8,7 @@
 #define GID2 ((uint)get_global_id(2))
 #define LID0 ((uint)get_local_id(0))
 #define LSIZE0 ((uint)get_local_size(0))
+#define GSIZE0 ((uint)get_global_size(0))
 #define GROUP0 ((uint)get_group_id(0))
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define FENCE_GLOBAL() mem_fence(CLK_GLOBAL_MEM_FENCE)

@@ -69,18 +69,17 @@ pub struct GapFit {
     pub sweep: Vec<SweepPoint>,
 }
 
-/// Executor counts of the sweep: powers of two up to a limit (lower when quick; on a CPU
+/// Executor counts of the sweep: powers of two up to a limit (on a CPU
 /// high enough to leave the last-level cache) that keeps the buffers within the device's
 /// allocation limit, with 1.5× steps in between from 1024
 /// on, so the saturated range (often only the top few sizes, past the caches) has enough
 /// points for an interval.
 pub fn executor_counts(ctx: &BenchContext<'_>, pattern: Pattern) -> Vec<u32> {
     let info = ctx.device.info();
-    let top: u32 = match (info.class, ctx.quick) {
-        (DeviceClass::Gpu, false) => 1 << 27,
-        (DeviceClass::Gpu, true) => 1 << 25,
-        (DeviceClass::Cpu, false) => 1 << 24,
-        (DeviceClass::Cpu, true) => 1 << 22,
+    // The same with --quick, which takes fewer samples of the same sweep.
+    let top: u32 = match info.class {
+        DeviceClass::Gpu => 1 << 27,
+        DeviceClass::Cpu => 1 << 24,
     };
     // Buffers stay within half the largest allocation and 1 GiB (256 MiB on a CPU, where
     // the host also holds a copy); the strided pattern needs 128 bytes per executor.

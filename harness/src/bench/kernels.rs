@@ -83,6 +83,15 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("add_chain", host_add_chain),
     ("fma_chain", host_fma_chain),
     ("fma_throughput", host_fma_throughput),
+    ("bw_read", host_bw_read),
+    ("bw_write", host_bw_write),
+    ("bw_copy", host_bw_copy),
+    ("bw_triad", host_bw_triad),
+    ("bs_copy", host_bs_copy),
+    ("bs_mul", host_bs_mul),
+    ("bs_add", host_bs_add),
+    ("bs_triad", host_bs_triad),
+    ("bs_dot", host_bs_dot),
 ];
 
 fn host_empty(_: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
@@ -99,7 +108,7 @@ fn host_chase(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let next = a.slice::<u32>(0)?;
     let steps = a.u32(1)?;
     let out = a.slice_mut::<u32>(2)?;
-    let mut j = 0u32;
+    let mut j = a.u32(3)?;
     for _ in 0..steps {
         j = follow(next, j)?;
     }
@@ -112,7 +121,7 @@ fn host_chase_store(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let steps = a.u32(1)?;
     let sink = a.slice_mut::<u32>(2)?;
     let out = a.slice_mut::<u32>(3)?;
-    let mut j = 0u32;
+    let mut j = a.u32(4)?;
     for s in 0..steps {
         *sink
             .get_mut(j as usize)
@@ -238,6 +247,175 @@ fn host_fma_throughput(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         .par_iter_mut()
         .enumerate()
         .for_each(|(i, v)| *v = fma_throughput_value(i as u32, iters, m, b));
+    Ok(())
+}
+
+/// Elements one rayon task of the streaming twins handles: large enough to stream, small
+/// enough to spread over every core.
+const STREAM_CHUNK: usize = 1 << 14;
+
+/// The first `n` elements of argument `index`, or an error naming the shortfall.
+fn prefix<T>(slice: &[T], n: usize) -> Result<&[T], String> {
+    slice
+        .get(..n)
+        .ok_or_else(|| format!("buffer of {} elements is shorter than n = {n}", slice.len()))
+}
+
+/// Mutable [`prefix`].
+fn prefix_mut<T>(slice: &mut [T], n: usize) -> Result<&mut [T], String> {
+    let len = slice.len();
+    slice
+        .get_mut(..n)
+        .ok_or_else(|| format!("buffer of {len} elements is shorter than n = {n}"))
+}
+
+/// The sum of `values` in eight independent lanes, so the host's reduction streams at the
+/// memory's pace instead of one dependent addition's latency per element.
+fn lane_sum(values: impl Iterator<Item = f32>) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    for (k, v) in values.enumerate() {
+        lanes[k & 7] += v;
+    }
+    lanes.iter().sum()
+}
+
+/// Per-executor partial sums: the host splits the array into contiguous chunks instead of
+/// the device's strided walk, so the partials differ but their total is the same.
+fn write_partials(partial: &mut [f32], sums: Vec<f32>) {
+    partial.iter_mut().for_each(|p| *p = 0.0);
+    let slots = partial.len().max(1);
+    for (k, s) in sums.into_iter().enumerate() {
+        if let Some(p) = partial.get_mut(k % slots) {
+            *p += s;
+        }
+    }
+}
+
+fn host_bw_read(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(1)? as usize;
+    let data = prefix(a.slice::<f32>(0)?, n)?;
+    let passes = a.u32(2)?;
+    let mut sums = vec![0.0f32; n.div_ceil(STREAM_CHUNK)];
+    for _ in 0..passes {
+        let pass: Vec<f32> = data
+            .par_chunks(STREAM_CHUNK)
+            .map(|c| lane_sum(c.iter().copied()))
+            .collect();
+        sums.iter_mut().zip(pass).for_each(|(s, p)| *s += p);
+    }
+    write_partials(a.slice_mut::<f32>(4)?, sums);
+    Ok(())
+}
+
+fn host_bw_write(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(1)? as usize;
+    let data = prefix_mut(a.slice_mut::<f32>(0)?, n)?;
+    for p in 0..a.u32(2)? {
+        data.par_chunks_mut(STREAM_CHUNK)
+            .for_each(|c| c.iter_mut().for_each(|v| *v = p as f32));
+    }
+    Ok(())
+}
+
+fn host_bw_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let src = prefix(a.slice::<f32>(0)?, n)?;
+    let dst = prefix_mut(a.slice_mut::<f32>(1)?, n)?;
+    for p in 0..a.u32(3)? {
+        dst.par_chunks_mut(STREAM_CHUNK)
+            .zip(src.par_chunks(STREAM_CHUNK))
+            .for_each(|(d, s)| d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32));
+    }
+    Ok(())
+}
+
+fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
+    a.par_chunks_mut(STREAM_CHUNK)
+        .zip(b.par_chunks(STREAM_CHUNK))
+        .zip(c.par_chunks(STREAM_CHUNK))
+        .for_each(|((a, b), c)| {
+            a.iter_mut()
+                .zip(b)
+                .zip(c)
+                .for_each(|((a, b), c)| *a = b + q * c)
+        });
+}
+
+fn host_bw_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(4)? as usize;
+    let (s, passes) = (a.f32(3)?, a.u32(5)?);
+    let out = prefix_mut(a.slice_mut::<f32>(0)?, n)?;
+    let (b, c) = (
+        prefix(a.slice::<f32>(1)?, n)?,
+        prefix(a.slice::<f32>(2)?, n)?,
+    );
+    for p in 0..passes {
+        triad_into(out, b, c, s + p as f32);
+    }
+    Ok(())
+}
+
+fn host_bs_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let src = prefix(a.slice::<f32>(0)?, n)?;
+    prefix_mut(a.slice_mut::<f32>(1)?, n)?
+        .par_chunks_mut(STREAM_CHUNK)
+        .zip(src.par_chunks(STREAM_CHUNK))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+    Ok(())
+}
+
+fn host_bs_mul(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let (s, n) = (a.f32(2)?, a.u32(3)? as usize);
+    let c = prefix(a.slice::<f32>(1)?, n)?;
+    prefix_mut(a.slice_mut::<f32>(0)?, n)?
+        .par_chunks_mut(STREAM_CHUNK)
+        .zip(c.par_chunks(STREAM_CHUNK))
+        .for_each(|(b, c)| b.iter_mut().zip(c).for_each(|(b, c)| *b = s * c));
+    Ok(())
+}
+
+fn host_bs_add(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(3)? as usize;
+    let (x, y) = (
+        prefix(a.slice::<f32>(0)?, n)?,
+        prefix(a.slice::<f32>(1)?, n)?,
+    );
+    prefix_mut(a.slice_mut::<f32>(2)?, n)?
+        .par_chunks_mut(STREAM_CHUNK)
+        .zip(x.par_chunks(STREAM_CHUNK))
+        .zip(y.par_chunks(STREAM_CHUNK))
+        .for_each(|((c, x), y)| {
+            c.iter_mut()
+                .zip(x)
+                .zip(y)
+                .for_each(|((c, x), y)| *c = x + y)
+        });
+    Ok(())
+}
+
+fn host_bs_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let (s, n) = (a.f32(3)?, a.u32(4)? as usize);
+    let (b, c) = (
+        prefix(a.slice::<f32>(1)?, n)?,
+        prefix(a.slice::<f32>(2)?, n)?,
+    );
+    triad_into(prefix_mut(a.slice_mut::<f32>(0)?, n)?, b, c, s);
+    Ok(())
+}
+
+fn host_bs_dot(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let (x, y) = (
+        prefix(a.slice::<f32>(0)?, n)?,
+        prefix(a.slice::<f32>(1)?, n)?,
+    );
+    let sums: Vec<f32> = x
+        .par_chunks(STREAM_CHUNK)
+        .zip(y.par_chunks(STREAM_CHUNK))
+        .map(|(x, y)| lane_sum(x.iter().zip(y).map(|(x, y)| x * y)))
+        .collect();
+    write_partials(a.slice_mut::<f32>(4)?, sums);
     Ok(())
 }
 

@@ -72,13 +72,31 @@ pub fn ring(nodes: usize, seed: u64) -> Vec<u32> {
 
 /// Where a chase of `steps` steps from node 0 ends.
 pub fn chase_end(next: &[u32], steps: u32) -> u32 {
-    (0..steps).fold(0u32, |j, _| next[j as usize])
+    chase_end_from(next, 0, steps)
+}
+
+/// Where a chase of `steps` steps from word index `start` ends.
+pub fn chase_end_from(next: &[u32], start: u32, steps: u32) -> u32 {
+    (0..steps).fold(start, |j, _| next[j as usize])
 }
 
 struct Ring {
     next: Buffer,
     host: Vec<u32>,
+    /// Word index of the node reached after k steps from node 0, for every k.
+    order: Vec<u32>,
     out: Buffer,
+}
+
+impl Ring {
+    /// Where a chase that is the `k`-th segment of a walk of `segment` steps starts: the
+    /// segments follow each other along the ring, so a run never finds the nodes of the
+    /// runs before it in a cache, until the walk has gone round a ring too large to be
+    /// cached anyway.
+    fn start(&self, k: u64, segment: u32) -> u32 {
+        let at = (k * u64::from(segment)) % self.order.len() as u64;
+        self.order[at as usize]
+    }
 }
 
 fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchError> {
@@ -86,38 +104,48 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchEr
     let seed = 0x5eed_0000 + bytes as u64;
     ctx.seeds.insert(format!("ring_{bytes}"), seed);
     let host = ring(nodes, seed);
+    let mut order = Vec::with_capacity(nodes);
+    let mut j = 0u32;
+    for _ in 0..nodes {
+        order.push(j);
+        j = host[j as usize];
+    }
     Ok(Ring {
         next: upload_u32(ctx.device, &host)?,
         out: upload_u32(ctx.device, &[0])?,
         host,
+        order,
     })
 }
 
-fn chase_time(ctx: &BenchContext<'_>, r: &Ring, steps: u32) -> Result<f64, BenchError> {
+fn chase_time(ctx: &BenchContext<'_>, r: &Ring, start: u32, steps: u32) -> Result<f64, BenchError> {
     let t = ctx.launch(
         "chase",
         &Launch::single(),
-        &[Arg::Buf(&r.next), Arg::U32(steps), Arg::Buf(&r.out)],
+        &[
+            Arg::Buf(&r.next),
+            Arg::U32(steps),
+            Arg::Buf(&r.out),
+            Arg::U32(start),
+        ],
     )?;
     Ok(t.0)
 }
 
 fn verify_chase(ctx: &BenchContext<'_>, r: &Ring, steps: u32) -> Result<(), BenchError> {
-    chase_time(ctx, r, steps)?;
+    let start = r.start(1, steps);
+    chase_time(ctx, r, start, steps)?;
     let got = download_u32(ctx.device, &r.out, 1)?[0];
-    let want = chase_end(&r.host, steps);
+    let want = chase_end_from(&r.host, start, steps);
     verify(got == want, "read latency", || {
         format!("chase of {steps} steps ended at {got}, host says {want}")
     })
 }
 
-/// Steps per chase: enough that the kernel runs well beyond timer resolution.
-pub fn chase_steps(quick: bool) -> u32 {
-    if quick {
-        1 << 13
-    } else {
-        1 << 15
-    }
+/// Steps per chase: enough that the kernel runs well beyond timer resolution. The same with
+/// `--quick`, which takes fewer samples of the same quantity.
+pub fn chase_steps() -> u32 {
+    1 << 15
 }
 
 /// Measure the latency of one working set.
@@ -126,12 +154,15 @@ pub fn read_latency_at(
     bytes: usize,
 ) -> Result<LatencyPoint, BenchError> {
     let r = upload_ring(ctx, bytes)?;
-    let steps = chase_steps(ctx.quick);
+    let steps = chase_steps();
     verify_chase(ctx, &r, steps)?;
     let name = format!("read_latency_s/{bytes}");
+    // Each sample walks 3s fresh steps: s for the short run, then 2s for the long one.
+    let mut sample = 0u64;
     let m = ctx.measure(&name, || {
-        let short = chase_time(ctx, &r, steps)?;
-        let long = chase_time(ctx, &r, 2 * steps)?;
+        sample += 1;
+        let short = chase_time(ctx, &r, r.start(3 * sample, steps), steps)?;
+        let long = chase_time(ctx, &r, r.start(3 * sample + 1, steps), 2 * steps)?;
         Ok((long - short) / f64::from(steps))
     })?;
     ctx.record(&name, &m);
@@ -223,9 +254,9 @@ pub fn memory_working_set(sizes: &[usize], l2_bytes: Option<u64>) -> Option<usiz
 pub fn write_latency_at(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Measured, BenchError> {
     let r = upload_ring(ctx, bytes)?;
     let sink = ctx.device.alloc(r.host.len() * 4)?;
-    let steps = chase_steps(ctx.quick);
+    let steps = chase_steps();
     verify_chase_store(ctx, &r, &sink, steps)?;
-    let store_time = |ctx: &BenchContext<'_>, s: u32| -> Result<f64, BenchError> {
+    let store_time = |ctx: &BenchContext<'_>, start: u32, s: u32| -> Result<f64, BenchError> {
         Ok(ctx
             .launch(
                 "chase_store",
@@ -235,15 +266,21 @@ pub fn write_latency_at(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Meas
                     Arg::U32(s),
                     Arg::Buf(&sink),
                     Arg::Buf(&r.out),
+                    Arg::U32(start),
                 ],
             )?
             .0)
     };
     let name = format!("write_latency_s/{bytes}");
+    // Each sample walks 6s fresh steps: 2s + s with stores, then 2s + s without.
+    let mut sample = 0u64;
     let m = ctx.measure(&name, || {
-        let store = (store_time(ctx, 2 * steps)? - store_time(ctx, steps)?) / f64::from(steps);
-        let load =
-            (chase_time(ctx, &r, 2 * steps)? - chase_time(ctx, &r, steps)?) / f64::from(steps);
+        sample += 1;
+        let at = |k: u64| r.start(6 * sample + k, steps);
+        let store = (store_time(ctx, at(0), 2 * steps)? - store_time(ctx, at(2), steps)?)
+            / f64::from(steps);
+        let load = (chase_time(ctx, &r, at(3), 2 * steps)? - chase_time(ctx, &r, at(5), steps)?)
+            / f64::from(steps);
         Ok(store - load)
     })?;
     ctx.record(&name, &m);
@@ -265,6 +302,7 @@ fn verify_chase_store(
             Arg::U32(steps),
             Arg::Buf(sink),
             Arg::Buf(&r.out),
+            Arg::U32(0),
         ],
     )?;
     let mut want = vec![u32::MAX; r.host.len()];

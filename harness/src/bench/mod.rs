@@ -4,6 +4,7 @@
 //!
 //! Every benchmark checks its kernel's output against the host twin before believing a time.
 
+pub mod bandwidth;
 pub mod gaps;
 pub mod kernels;
 pub mod latency;

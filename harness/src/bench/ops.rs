@@ -30,12 +30,10 @@ pub struct OpTimes {
     pub throughput_executors: u64,
 }
 
-fn chain_iters(quick: bool) -> u32 {
-    if quick {
-        1 << 12
-    } else {
-        1 << 14
-    }
+/// Iterations of the dependent chains (8 operations each); the same with `--quick`, which
+/// takes fewer samples of the same quantity.
+fn chain_iters() -> u32 {
+    1 << 14
 }
 
 fn chain_latency(
@@ -45,7 +43,7 @@ fn chain_latency(
     expected: impl Fn(u32) -> f32,
 ) -> Result<Measured, BenchError> {
     let data = upload_f32(ctx.device, init)?;
-    let iters = chain_iters(ctx.quick);
+    let iters = chain_iters();
     let result_at = init.len() - 1;
     ctx.launch(
         kernel,
@@ -109,10 +107,9 @@ fn throughput(
             .map_or(1 << 20, |r| (r * 4).min(1 << 24) as u32),
         DeviceClass::Cpu => (info.compute_units * 64).max(64),
     };
-    let iters: u32 = match (info.class, ctx.quick) {
-        (DeviceClass::Gpu, _) => 1 << 12,
-        (DeviceClass::Cpu, true) => 1 << 8,
-        (DeviceClass::Cpu, false) => 1 << 10,
+    let iters: u32 = match info.class {
+        DeviceClass::Gpu => 1 << 12,
+        DeviceClass::Cpu => 1 << 10,
     };
     let out = ctx.device.alloc(n as usize * 4)?;
     let launch = Launch::linear(n as usize, ctx.group());

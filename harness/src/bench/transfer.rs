@@ -71,10 +71,10 @@ pub fn launch_overhead(ctx: &mut BenchContext<'_>) -> Result<LaunchOverhead, Ben
     })
 }
 
-/// Transfer sizes: 4 KiB to 64 MiB (16 MiB when quick), ×4 apart.
-pub fn transfer_sizes(quick: bool, max_alloc: u64) -> Vec<usize> {
-    let top = if quick { 16 << 20 } else { 64 << 20 };
-    let top = top.min((max_alloc / 2) as usize);
+/// Transfer sizes: 4 KiB to 64 MiB, ×4 apart (the same with `--quick`, which takes fewer
+/// samples of each), at most half the largest allocation.
+pub fn transfer_sizes(max_alloc: u64) -> Vec<usize> {
+    let top = (64usize << 20).min((max_alloc / 2) as usize);
     let mut sizes = Vec::new();
     let mut s = 4usize << 10;
     while s <= top {
@@ -86,7 +86,7 @@ pub fn transfer_sizes(quick: bool, max_alloc: u64) -> Vec<usize> {
 
 /// Measure and fit both directions.
 pub fn transfers(ctx: &mut BenchContext<'_>) -> Result<Vec<TransferFit>, BenchError> {
-    let sizes = transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes);
+    let sizes = transfer_sizes(ctx.device.info().max_alloc_bytes);
     let largest = *sizes.last().unwrap_or(&4096);
     let buf = ctx.device.alloc(largest)?;
     let pattern: Vec<u8> = (0..largest).map(|i| (i * 7 + 3) as u8).collect();
@@ -142,27 +142,18 @@ mod tests {
 
     #[test]
     fn sizes_go_from_4_kib_by_four_and_respect_the_allocation_limit() {
-        assert_eq!(
-            transfer_sizes(true, 1 << 40),
-            [
-                4 << 10,
-                16 << 10,
-                64 << 10,
-                256 << 10,
-                1 << 20,
-                4 << 20,
-                16 << 20
-            ]
-        );
-        assert_eq!(transfer_sizes(false, 1 << 40).last(), Some(&(64 << 20)));
+        let sizes = transfer_sizes(1 << 40);
+        assert_eq!(sizes.first(), Some(&(4 << 10)));
+        assert_eq!(sizes.last(), Some(&(64 << 20)));
+        assert!(sizes.windows(2).all(|w| w[1] == 4 * w[0]));
         // At most half the largest allocation.
-        assert_eq!(transfer_sizes(false, 1 << 20).last(), Some(&(256 << 10)));
+        assert_eq!(transfer_sizes(1 << 20).last(), Some(&(256 << 10)));
     }
 
     #[test]
     fn the_fit_recovers_start_time_and_bandwidth() {
         // 2 µs to start, 0.1 ns per byte (10 GB/s), over four orders of magnitude.
-        let points: Vec<[f64; 2]> = transfer_sizes(false, 1 << 40)
+        let points: Vec<[f64; 2]> = transfer_sizes(1 << 40)
             .into_iter()
             .map(|b| [b as f64, 2000.0 + 0.1 * b as f64])
             .collect();

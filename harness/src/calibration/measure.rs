@@ -6,9 +6,13 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{
-    CalibratedParameters, Calibration, Estimate, Executors, Provenance, ReadLatency, FORMAT_VERSION,
+    CalibratedParameters, Calibration, Estimate, Executors, Provenance, ReadLatency, ReportedCache,
+    FORMAT_VERSION,
 };
 use crate::backend::{Device, DeviceClass};
+use crate::bench::bandwidth::{
+    measure_babelstream, measure_bandwidth, sweep_sizes as bandwidth_sizes, StreamKernel,
+};
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
@@ -86,6 +90,13 @@ pub fn calibrate(
     }
     let ops = measure_ops(&mut ctx)?;
     let transfer_fits = transfers(&mut ctx)?;
+    let latency_levels = levels(&sweep, clock);
+    let bandwidth = measure_bandwidth(
+        &mut ctx,
+        &bandwidth_sizes(max_working_set(device)),
+        &latency_levels,
+    )?;
+    let babelstream = measure_babelstream(&mut ctx)?;
     ctx.progress.finish_and_clear();
 
     let coalesced = |d: Direction| {
@@ -142,7 +153,7 @@ pub fn calibrate(
         },
         parameters,
         read_latency: ReadLatency {
-            levels: levels(&sweep, clock),
+            levels: latency_levels,
             sweep,
             memory_working_set_bytes: memory_ws,
             clock_mhz: clock,
@@ -153,6 +164,9 @@ pub fn calibrate(
         ops,
         launch_overhead: overhead,
         transfers: transfer_fits,
+        bandwidth: Some(bandwidth),
+        babelstream: Some(babelstream),
+        reported_caches: reported_caches(info),
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,
@@ -187,9 +201,9 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
         .map(|&p| 2 * crate::bench::gaps::executor_counts(ctx, p).len())
         .sum();
     let transfers =
-        2 * crate::bench::transfer::transfer_sizes(ctx.quick, ctx.device.info().max_alloc_bytes)
-            .len();
-    (2 + latency_sizes + 1 + gap_points + 3 + transfers) as u64
+        2 * crate::bench::transfer::transfer_sizes(ctx.device.info().max_alloc_bytes).len();
+    let bandwidth = StreamKernel::ALL.len() * bandwidth_sizes(max_working_set(ctx.device)).len();
+    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + 1) as u64
 }
 
 fn gap_parameter(g: &GapFit) -> Estimate {
@@ -246,4 +260,57 @@ fn executors_parameter(e: &Executors, class: DeviceClass) -> Estimate {
             }
         }
     }
+}
+
+/// The cache sizes the device and the OS report, beside the measured plateaus: the host's
+/// from sysfs (`/sys/devices/system/cpu/cpu0/cache/index*/`), others' from the device's
+/// last-level attribute (OpenCL's `CL_DEVICE_GLOBAL_MEM_CACHE_SIZE`, CUDA's L2 size).
+pub fn reported_caches(info: &crate::backend::DeviceInfo) -> Vec<ReportedCache> {
+    let mut caches = Vec::new();
+    if info.backend == crate::backend::BackendKind::Host
+        || info.class == crate::backend::DeviceClass::Cpu
+    {
+        caches = sysfs_caches(std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"));
+    }
+    if caches.is_empty() {
+        if let Some(bytes) = info.l2_bytes {
+            caches.push(ReportedCache {
+                level: "last level".into(),
+                kind: "unified".into(),
+                bytes,
+                source: "device attribute".into(),
+            });
+        }
+    }
+    caches
+}
+
+/// Parse a sysfs cache folder (`index0/level`, `type`, `size` such as `48K`).
+fn sysfs_caches(dir: &std::path::Path) -> Vec<ReportedCache> {
+    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok();
+    let mut caches: Vec<ReportedCache> = (0..8)
+        .filter_map(|i| {
+            let d = dir.join(format!("index{i}"));
+            let level = read(d.join("level"))?;
+            let kind = read(d.join("type"))?;
+            let size = read(d.join("size"))?;
+            let size = size.trim();
+            let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
+            let scale = match unit {
+                "K" => 1u64 << 10,
+                "M" => 1 << 20,
+                "G" => 1 << 30,
+                _ => return None,
+            };
+            Some(ReportedCache {
+                level: format!("L{}", level.trim()),
+                kind: kind.trim().to_lowercase(),
+                bytes: digits.parse::<u64>().ok()? * scale,
+                source: "sysfs (per core or per sharing group)".into(),
+            })
+        })
+        .filter(|c| c.kind != "instruction")
+        .collect();
+    caches.sort_by(|a, b| a.level.cmp(&b.level));
+    caches
 }

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::backend::DeviceInfo;
+use crate::bench::bandwidth::{BabelStream, BandwidthSweep};
 use crate::bench::gaps::GapFit;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
@@ -165,12 +166,35 @@ pub struct Calibration {
     pub launch_overhead: LaunchOverhead,
     /// Transfer fits.
     pub transfers: Vec<TransferFit>,
+    /// Streaming bandwidth per working set and per latency level (files before it have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<BandwidthSweep>,
+    /// BabelStream's five kernels at the memory level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub babelstream: Option<BabelStream>,
+    /// The cache sizes the device and the OS report, beside the measured levels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reported_caches: Vec<ReportedCache>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.
     pub seeds: BTreeMap<String, u64>,
     /// Raw samples in seconds, by quantity.
     pub samples: BTreeMap<String, Vec<f64>>,
+}
+
+/// A cache as the device or the OS reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportedCache {
+    /// `L1`, `L2`, `L3`, or `last level` where only that is known.
+    pub level: String,
+    /// `data`, `unified`.
+    pub kind: String,
+    /// Its size, bytes.
+    pub bytes: u64,
+    /// Where the number came from.
+    pub source: String,
 }
 
 /// Errors reading or writing calibration files.

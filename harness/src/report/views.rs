@@ -128,6 +128,66 @@ pub fn calibration_summary(c: &Calibration) -> String {
             tr.r_squared
         ));
     }
+    out.push_str(&bandwidth_tables(c));
+    out
+}
+
+/// The streaming bandwidth per level, BabelStream's kernels and the caches the device and
+/// OS report (empty for calibrations made before they were measured).
+fn bandwidth_tables(c: &Calibration) -> String {
+    let mut out = String::new();
+    let gbps = |v: Option<f64>| opt(v.map(|g| sig(g, 3)));
+    if let Some(b) = &c.bandwidth {
+        out.push_str(
+            "\nstreaming bandwidth per level, GB/s (median over the sweep's working sets)\n",
+        );
+        let mut t = Table::new(["level", "working sets", "read", "write", "copy", "triad"]);
+        for l in &b.levels {
+            let high = if l.working_set_bytes[1] == usize::MAX {
+                "…".to_string()
+            } else {
+                format!("{} KiB", l.working_set_bytes[1] >> 10)
+            };
+            t.row([
+                l.level.clone(),
+                format!("{}..{high}", l.working_set_bytes[0] >> 10),
+                gbps(l.read_gbps),
+                gbps(l.write_gbps),
+                gbps(l.copy_gbps),
+                gbps(l.triad_gbps),
+            ]);
+        }
+        out.push_str(&t.render());
+    }
+    if let Some(bs) = &c.babelstream {
+        out.push_str(&format!(
+            "\nBabelStream's kernels: {} floats per array, {} iterations, verified (max rel. error {:.1e})\n",
+            bs.elements, bs.iterations, bs.max_rel_error
+        ));
+        let mut t = Table::new(["Function", "MBytes/sec", "Min (sec)", "Max", "Average"]);
+        for k in &bs.kernels {
+            t.row([
+                k.name.clone(),
+                format!("{:.3}", k.mbytes_per_sec),
+                format!("{:.5}", k.min_seconds),
+                format!("{:.5}", k.max_seconds),
+                format!("{:.5}", k.average_seconds),
+            ]);
+        }
+        out.push_str(&t.render());
+    }
+    if !c.reported_caches.is_empty() {
+        let caches: Vec<String> = c
+            .reported_caches
+            .iter()
+            .map(|r| format!("{} {} {} KiB", r.level, r.kind, r.bytes >> 10))
+            .collect();
+        out.push_str(&format!(
+            "\nreported caches ({}): {}\n",
+            c.reported_caches[0].source,
+            caches.join(", ")
+        ));
+    }
     out
 }
 

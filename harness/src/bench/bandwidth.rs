@@ -1,0 +1,646 @@
+//! Streaming bandwidth: what a kernel that moves many elements per executor actually gets
+//! from each memory level, and BabelStream's five kernels at the memory level.
+//!
+//! Δt (docs/models.md §1) is the interval between single reads of different executors;
+//! kernels that stream several elements per executor see the bandwidth instead, and that is
+//! what a prediction of a memory-bound kernel needs per level.
+//!
+//! **The sweep.** For each working set (all arrays a kernel touches) from 16 KiB up to the
+//! latency sweep's largest, four kernels — read (`Σ a`), write (`a = p`), copy (`b = a + p`)
+//! and triad (`a = b + q·c`) — walk their arrays with the stride of the whole launch, so every
+//! pass is coalesced (GPUs), or stream one contiguous block each (CPUs). On a GPU a sample is
+//! the time of 2k passes minus that of k passes (k chosen so that k passes move at least
+//! 8 MiB), which cancels the launch overhead; on a CPU, where an executor's later passes would
+//! find its block in its core's cache, a sample is one launch of one pass over data the
+//! previous launch left warm (what a kernel of that size gets, launch cost included). The
+//! bandwidth is the bytes moved over the median. Each kernel's output is checked against the
+//! host after its measurement. The points are then grouped by the latency sweep's levels.
+//!
+//! **BabelStream.** copy, mul, add, triad and dot on 2^25 floats (fewer where the device
+//! cannot hold three such arrays), run in BabelStream's order for 100 iterations (20 with
+//! `--quick`; the same quantities, fewer samples), reported as BabelStream reports them:
+//! MB/s (10^6 bytes) from the fastest iteration, with the slowest and the mean beside it.
+//! The arrays are then checked against the same recurrence on the host, as BabelStream does.
+
+use serde::{Deserialize, Serialize};
+
+use super::latency::LatencyLevel;
+use super::{verify, BenchContext, BenchError};
+use crate::backend::{download_f32, upload_f32, Arg, Buffer, Launch};
+
+/// The smallest working set of the sweep.
+pub const MIN_WORKING_SET: usize = 16 << 10;
+/// Bytes k passes must move at least, so that the 2k − k difference dwarfs timer noise.
+const MIN_BYTES_PER_SAMPLE: usize = 8 << 20;
+/// The most passes per sample.
+const MAX_PASSES: u32 = 4096;
+/// BabelStream's default array length (its `-s`), floats.
+pub const BABELSTREAM_ELEMENTS: usize = 1 << 25;
+/// Products each executor of the dot kernel sums.
+const DOT_ELEMENTS_PER_EXECUTOR: usize = 256;
+/// BabelStream's scalar and initial values.
+const SCALAR: f32 = 0.4;
+const INIT: [f32; 3] = [0.1, 0.2, 0.0];
+
+/// One of the sweep's kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamKernel {
+    /// `Σ a[i]`: one array read.
+    Read,
+    /// `a[i] = p`: one array written.
+    Write,
+    /// `b[i] = a[i] + p`: one read, one written.
+    Copy,
+    /// `a[i] = b[i] + q·c[i]`: two read, one written.
+    Triad,
+}
+
+impl StreamKernel {
+    /// Every kernel, in report order.
+    pub const ALL: [StreamKernel; 4] = [
+        StreamKernel::Read,
+        StreamKernel::Write,
+        StreamKernel::Copy,
+        StreamKernel::Triad,
+    ];
+
+    /// Arrays the kernel touches (its working set is this many arrays of n floats).
+    pub fn arrays(self) -> usize {
+        match self {
+            StreamKernel::Read | StreamKernel::Write => 1,
+            StreamKernel::Copy => 2,
+            StreamKernel::Triad => 3,
+        }
+    }
+
+    /// The name in files and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamKernel::Read => "read",
+            StreamKernel::Write => "write",
+            StreamKernel::Copy => "copy",
+            StreamKernel::Triad => "triad",
+        }
+    }
+}
+
+/// One working set of one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthPoint {
+    /// Bytes of all the arrays the kernel touches.
+    pub working_set_bytes: usize,
+    /// Median bandwidth, GB/s (10^9 bytes per second, counting each element read or written
+    /// once, as STREAM counts).
+    pub gbps: f64,
+    /// Its 95 % CI.
+    pub ci95_gbps: [f64; 2],
+    /// k: passes in the shorter run of each sample (1 where a sample is one launch).
+    pub passes: u32,
+    /// Samples whose modified Z-score exceeded 3.5 (kept).
+    pub outliers: usize,
+}
+
+/// One kernel's sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthCurve {
+    /// The kernel.
+    pub kernel: StreamKernel,
+    /// Ascending working sets.
+    pub points: Vec<BandwidthPoint>,
+}
+
+/// The streaming bandwidth of one latency level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelBandwidth {
+    /// `L1`, `L2`, … or `memory`, as the latency sweep named it.
+    pub level: String,
+    /// The level's working sets, bytes `[first, last]` (the last level has no upper bound).
+    pub working_set_bytes: [usize; 2],
+    /// Median over the sweep points in the level, GB/s, per kernel (`None`: no point there).
+    pub read_gbps: Option<f64>,
+    /// Write.
+    pub write_gbps: Option<f64>,
+    /// Copy.
+    pub copy_gbps: Option<f64>,
+    /// Triad.
+    pub triad_gbps: Option<f64>,
+}
+
+/// The whole sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthSweep {
+    /// Executors launched (each walks the arrays with this stride).
+    pub executors: usize,
+    /// Per kernel.
+    pub curves: Vec<BandwidthCurve>,
+    /// Per latency level.
+    pub levels: Vec<LevelBandwidth>,
+}
+
+/// One BabelStream kernel's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BabelStreamKernel {
+    /// `Copy`, `Mul`, `Add`, `Triad` or `Dot`, as BabelStream prints them.
+    pub name: String,
+    /// 10^6 bytes per second from the fastest iteration.
+    pub mbytes_per_sec: f64,
+    /// The fastest iteration, seconds.
+    pub min_seconds: f64,
+    /// The slowest.
+    pub max_seconds: f64,
+    /// The mean.
+    pub average_seconds: f64,
+}
+
+/// BabelStream's five kernels at the memory level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BabelStream {
+    /// Floats per array.
+    pub elements: usize,
+    /// Iterations of the five kernels.
+    pub iterations: usize,
+    /// Executors launched.
+    pub executors: usize,
+    /// Copy, Mul, Add, Triad, Dot.
+    pub kernels: Vec<BabelStreamKernel>,
+    /// The largest relative difference of the arrays and the dot product from the host's
+    /// recurrence.
+    pub max_rel_error: f64,
+}
+
+/// Whether executors stream contiguous blocks (CPU cores and their prefetchers) rather than
+/// striding by the launch (GPUs): the kernels' `blocked` argument.
+fn blocked(ctx: &BenchContext<'_>) -> u32 {
+    u32::from(ctx.device.info().class != crate::backend::DeviceClass::Gpu)
+}
+
+/// Executors for the streaming kernels: on a GPU enough to fill it four times over; on a CPU
+/// sixteen blocks per core, so the cores share the work evenly.
+fn executors(ctx: &BenchContext<'_>, elements: usize) -> usize {
+    let info = ctx.device.info();
+    let units = info.compute_units.max(1) as usize;
+    let group = ctx.group().max(1);
+    let wanted = if blocked(ctx) == 1 {
+        units * 16
+    } else {
+        units
+            * info
+                .resident_threads_per_unit
+                .map_or(group * 8, |t| t as usize)
+            * 4
+    };
+    wanted.min(elements).div_ceil(group).max(1) * group
+}
+
+/// The working sets of the sweep: 16 KiB doubling up to `max_bytes`.
+pub fn sweep_sizes(max_bytes: usize) -> Vec<usize> {
+    std::iter::successors(Some(MIN_WORKING_SET), |s| s.checked_mul(2))
+        .take_while(|&s| s <= max_bytes)
+        .collect()
+}
+
+/// k for a working set: enough passes to move [`MIN_BYTES_PER_SAMPLE`].
+fn passes_for(bytes_per_pass: usize) -> u32 {
+    (MIN_BYTES_PER_SAMPLE.div_ceil(bytes_per_pass.max(1)) as u32).clamp(1, MAX_PASSES)
+}
+
+/// The arrays of one kernel's sweep point, filled with small integers so sums are exact.
+struct Arrays {
+    n: usize,
+    bufs: Vec<Buffer>,
+    host: Vec<Vec<f32>>,
+    partial: Buffer,
+    executors: usize,
+}
+
+fn arrays(ctx: &BenchContext<'_>, kernel: StreamKernel, n: usize) -> Result<Arrays, BenchError> {
+    let executors = executors(ctx, n);
+    let mut bufs = Vec::new();
+    let mut host = Vec::new();
+    for k in 0..kernel.arrays() {
+        let data: Vec<f32> = (0..n).map(|i| ((i + k) & 7) as f32).collect();
+        bufs.push(upload_f32(ctx.device, &data)?);
+        host.push(data);
+    }
+    let partial = ctx.device.alloc(executors * 4)?;
+    Ok(Arrays {
+        n,
+        bufs,
+        host,
+        partial,
+        executors,
+    })
+}
+
+fn run(
+    ctx: &BenchContext<'_>,
+    kernel: StreamKernel,
+    a: &Arrays,
+    passes: u32,
+) -> Result<f64, BenchError> {
+    let launch = Launch::linear(a.executors, ctx.group());
+    let n = a.n as u32;
+    let blocked = Arg::U32(blocked(ctx));
+    let t = match kernel {
+        StreamKernel::Read => ctx.launch(
+            "bw_read",
+            &launch,
+            &[
+                Arg::Buf(&a.bufs[0]),
+                Arg::U32(n),
+                Arg::U32(passes),
+                blocked,
+                Arg::Buf(&a.partial),
+            ],
+        )?,
+        StreamKernel::Write => ctx.launch(
+            "bw_write",
+            &launch,
+            &[Arg::Buf(&a.bufs[0]), Arg::U32(n), Arg::U32(passes), blocked],
+        )?,
+        StreamKernel::Copy => ctx.launch(
+            "bw_copy",
+            &launch,
+            &[
+                Arg::Buf(&a.bufs[0]),
+                Arg::Buf(&a.bufs[1]),
+                Arg::U32(n),
+                Arg::U32(passes),
+                blocked,
+            ],
+        )?,
+        StreamKernel::Triad => ctx.launch(
+            "bw_triad",
+            &launch,
+            &[
+                Arg::Buf(&a.bufs[0]),
+                Arg::Buf(&a.bufs[1]),
+                Arg::Buf(&a.bufs[2]),
+                Arg::F32(SCALAR),
+                Arg::U32(n),
+                Arg::U32(passes),
+                blocked,
+            ],
+        )?,
+    };
+    Ok(t.0)
+}
+
+/// Run `passes` passes once more and compare the output with the host's.
+fn check(
+    ctx: &BenchContext<'_>,
+    kernel: StreamKernel,
+    a: &Arrays,
+    passes: u32,
+) -> Result<(), BenchError> {
+    run(ctx, kernel, a, passes)?;
+    let last = (passes - 1) as f32;
+    let what = format!("bandwidth {} at {} floats", kernel.name(), a.n);
+    let close = |got: f32, want: f32| (got - want).abs() <= 1e-5 * want.abs().max(1.0);
+    match kernel {
+        StreamKernel::Read => {
+            let partial = download_f32(ctx.device, &a.partial, a.executors)?;
+            let got: f64 = partial.iter().map(|&p| f64::from(p)).sum();
+            let want = f64::from(passes) * a.host[0].iter().map(|&v| f64::from(v)).sum::<f64>();
+            verify(got == want, &what, || format!("sum {got}, expected {want}"))
+        }
+        StreamKernel::Write => {
+            let out = download_f32(ctx.device, &a.bufs[0], a.n)?;
+            let bad = out.iter().position(|&v| v != last);
+            verify(bad.is_none(), &what, || {
+                format!("element {bad:?} is not {last}")
+            })
+        }
+        StreamKernel::Copy => {
+            let out = download_f32(ctx.device, &a.bufs[1], a.n)?;
+            let bad = (0..a.n).find(|&i| out[i] != a.host[0][i] + last);
+            verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
+        }
+        StreamKernel::Triad => {
+            let out = download_f32(ctx.device, &a.bufs[0], a.n)?;
+            let q = SCALAR + last;
+            let bad = (0..a.n).find(|&i| !close(out[i], a.host[1][i] + q * a.host[2][i]));
+            verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
+        }
+    }
+}
+
+/// Measure every kernel at every working set of `sizes`, verify each, and group the points
+/// by the latency `levels`.
+pub fn measure_bandwidth(
+    ctx: &mut BenchContext<'_>,
+    sizes: &[usize],
+    levels: &[LatencyLevel],
+) -> Result<BandwidthSweep, BenchError> {
+    let mut curves = Vec::new();
+    let mut launched = 0;
+    for kernel in StreamKernel::ALL {
+        let mut points = Vec::new();
+        for &bytes in sizes {
+            let n = bytes / (4 * kernel.arrays());
+            if n == 0 {
+                continue;
+            }
+            let a = arrays(ctx, kernel, n)?;
+            launched = a.executors;
+            let bytes_per_pass = n * 4 * kernel.arrays();
+            // Strided (GPU): all executors sweep the array together, pass after pass, so
+            // 2k − k passes cancel the launch overhead. Blocked (CPU): each executor would
+            // run its passes over its own block, which then sits in its core's cache, so a
+            // sample is one launch of one pass, over data the previous launch left warm.
+            let difference = blocked(ctx) == 0;
+            let k = if difference {
+                passes_for(bytes_per_pass)
+            } else {
+                1
+            };
+            let name = format!("bandwidth_{}_s/{bytes}", kernel.name());
+            let m = ctx.measure(&name, || {
+                let short = run(ctx, kernel, &a, k)?;
+                if !difference {
+                    return Ok(short);
+                }
+                let long = run(ctx, kernel, &a, 2 * k)?;
+                Ok(long - short)
+            })?;
+            ctx.record(&name, &m);
+            check(ctx, kernel, &a, k)?;
+            let moved = (bytes_per_pass as f64) * f64::from(k);
+            let gbps = |seconds: f64| {
+                if seconds > 0.0 {
+                    moved / seconds * 1e-9
+                } else {
+                    f64::INFINITY
+                }
+            };
+            if m.summary.median <= 0.0 {
+                // The difference vanished in the noise: no bandwidth can be read here.
+                continue;
+            }
+            points.push(BandwidthPoint {
+                working_set_bytes: bytes,
+                gbps: gbps(m.summary.median),
+                ci95_gbps: [gbps(m.summary.ci95[1]), gbps(m.summary.ci95[0])],
+                passes: k,
+                outliers: m.summary.outliers,
+            });
+        }
+        curves.push(BandwidthCurve { kernel, points });
+    }
+    let levels = by_level(&curves, levels);
+    Ok(BandwidthSweep {
+        executors: launched,
+        curves,
+        levels,
+    })
+}
+
+/// The median bandwidth of each kernel within each latency level: from the level's first
+/// working set up to the next level's first (a transition between plateaus counts to the
+/// level below it; the last level, device memory, is unbounded).
+pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<LevelBandwidth> {
+    levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let low = if i == 0 { 0 } else { l.working_set_bytes[0] };
+            let high = levels
+                .get(i + 1)
+                .map_or(usize::MAX, |next| next.working_set_bytes[0] - 1);
+            let median_of = |kernel: StreamKernel| {
+                let mut v: Vec<f64> = curves
+                    .iter()
+                    .filter(|c| c.kernel == kernel)
+                    .flat_map(|c| &c.points)
+                    .filter(|p| (low..=high).contains(&p.working_set_bytes))
+                    .map(|p| p.gbps)
+                    .filter(|g| g.is_finite())
+                    .collect();
+                v.sort_by(f64::total_cmp);
+                (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
+            };
+            LevelBandwidth {
+                level: l.level.clone(),
+                working_set_bytes: [low, high],
+                read_gbps: median_of(StreamKernel::Read),
+                write_gbps: median_of(StreamKernel::Write),
+                copy_gbps: median_of(StreamKernel::Copy),
+                triad_gbps: median_of(StreamKernel::Triad),
+            }
+        })
+        .collect()
+}
+
+/// The host's copy of BabelStream's arrays after `iterations` of the five kernels.
+fn babelstream_gold(iterations: usize) -> ([f32; 3], f32) {
+    let [mut a, mut b, mut c] = INIT;
+    for _ in 0..iterations {
+        c = a;
+        b = SCALAR * c;
+        c = a + b;
+        a = b + SCALAR * c;
+    }
+    ([a, b, c], a * b)
+}
+
+/// BabelStream's five kernels at the memory level, verified.
+pub fn measure_babelstream(ctx: &mut BenchContext<'_>) -> Result<BabelStream, BenchError> {
+    let info = ctx.device.info();
+    let fit = (info.max_alloc_bytes / 4)
+        .min(info.memory_bytes.max(1) / 16)
+        .max(1 << 16) as usize;
+    let n = BABELSTREAM_ELEMENTS.min(fit);
+    let iterations = if ctx.quick { 20 } else { 100 };
+    // dot: many executors, so each partial sums few products and the float rounding of the
+    // partials stays far below the check's tolerance (the host adds the partials in f64).
+    let executors = executors(ctx, n);
+    let launch = Launch::linear(executors, ctx.group());
+    let dot_executors = (n / DOT_ELEMENTS_PER_EXECUTOR).max(1).div_ceil(ctx.group()) * ctx.group();
+    let dot_launch = Launch::linear(dot_executors, ctx.group());
+    let mut bufs = Vec::new();
+    for v in INIT {
+        bufs.push(upload_f32(ctx.device, &vec![v; n])?);
+    }
+    let partial = ctx.device.alloc(dot_executors * 4)?;
+    let (a, b, c) = (&bufs[0], &bufs[1], &bufs[2]);
+    let nn = n as u32;
+    let blocked = Arg::U32(blocked(ctx));
+    let names = ["Copy", "Mul", "Add", "Triad", "Dot"];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); 5];
+    let mut dot = 0.0f64;
+    ctx.progress.set_message("BabelStream".to_string());
+    for _ in 0..iterations {
+        times[0].push(
+            ctx.launch(
+                "bs_copy",
+                &launch,
+                &[Arg::Buf(a), Arg::Buf(c), Arg::U32(nn), blocked],
+            )?
+            .0,
+        );
+        times[1].push(
+            ctx.launch(
+                "bs_mul",
+                &launch,
+                &[
+                    Arg::Buf(b),
+                    Arg::Buf(c),
+                    Arg::F32(SCALAR),
+                    Arg::U32(nn),
+                    blocked,
+                ],
+            )?
+            .0,
+        );
+        times[2].push(
+            ctx.launch(
+                "bs_add",
+                &launch,
+                &[Arg::Buf(a), Arg::Buf(b), Arg::Buf(c), Arg::U32(nn), blocked],
+            )?
+            .0,
+        );
+        times[3].push(
+            ctx.launch(
+                "bs_triad",
+                &launch,
+                &[
+                    Arg::Buf(a),
+                    Arg::Buf(b),
+                    Arg::Buf(c),
+                    Arg::F32(SCALAR),
+                    Arg::U32(nn),
+                    blocked,
+                ],
+            )?
+            .0,
+        );
+        times[4].push(
+            ctx.launch(
+                "bs_dot",
+                &dot_launch,
+                &[
+                    Arg::Buf(a),
+                    Arg::Buf(b),
+                    Arg::U32(nn),
+                    blocked,
+                    Arg::Buf(&partial),
+                ],
+            )?
+            .0,
+        );
+        dot = download_f32(ctx.device, &partial, dot_executors)?
+            .iter()
+            .map(|&p| f64::from(p))
+            .sum();
+    }
+    ctx.progress.inc(1);
+    let ([ga, gb, gc], g_ab) = babelstream_gold(iterations);
+    let mut worst = 0.0f64;
+    for (buf, gold) in [(a, ga), (b, gb), (c, gc)] {
+        let got = download_f32(ctx.device, buf, n)?;
+        for v in got {
+            worst = worst.max(f64::from((v - gold).abs()) / f64::from(gold.abs()).max(1e-30));
+        }
+    }
+    let gold_dot = f64::from(g_ab) * n as f64;
+    worst = worst.max((dot - gold_dot).abs() / gold_dot.abs().max(1e-30));
+    // Each partial sums at most DOT_ELEMENTS_PER_EXECUTOR float products (rounding below
+    // 256 × 6e-8 relative); the arrays must agree to float accuracy.
+    verify(worst < 1e-4, "BabelStream kernels", || {
+        format!("largest relative error {worst:e}")
+    })?;
+    let bytes = [2usize, 2, 3, 3, 2].map(|arrays| (arrays * 4 * n) as f64);
+    let kernels = names
+        .iter()
+        .zip(times.iter_mut())
+        .zip(bytes)
+        .map(|((name, t), bytes)| {
+            // BabelStream leaves the first iteration out of its statistics.
+            let t = if t.len() > 1 { &t[1..] } else { &t[..] };
+            let min = t.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = t.iter().copied().fold(0.0, f64::max);
+            BabelStreamKernel {
+                name: name.to_string(),
+                mbytes_per_sec: 1e-6 * bytes / min,
+                min_seconds: min,
+                max_seconds: max,
+                average_seconds: t.iter().sum::<f64>() / t.len() as f64,
+            }
+        })
+        .collect();
+    Ok(BabelStream {
+        elements: n,
+        iterations,
+        executors,
+        kernels,
+        max_rel_error: worst,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(name: &str, first: usize, last: usize) -> LatencyLevel {
+        LatencyLevel {
+            level: name.into(),
+            working_set_bytes: [first, last],
+            latency_ns: 1.0,
+            ci95_ns: [1.0, 1.0],
+            cycles: None,
+        }
+    }
+
+    fn point(kib: usize, gbps: f64) -> BandwidthPoint {
+        BandwidthPoint {
+            working_set_bytes: kib << 10,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            passes: 1,
+            outliers: 0,
+        }
+    }
+
+    #[test]
+    fn points_are_grouped_by_the_latency_levels() {
+        let curves = vec![BandwidthCurve {
+            kernel: StreamKernel::Copy,
+            points: vec![
+                point(16, 100.0),
+                point(32, 90.0),
+                point(64, 40.0),
+                point(1024, 10.0),
+            ],
+        }];
+        // L1 to 16 KiB, a transition at 32 KiB, memory from 64 KiB.
+        let levels = [
+            level("L1", 4 << 10, 16 << 10),
+            level("memory", 64 << 10, 64 << 10),
+        ];
+        let by = by_level(&curves, &levels);
+        assert_eq!(by[0].copy_gbps, Some(95.0), "the transition counts to L1");
+        assert_eq!(by[1].copy_gbps, Some(25.0));
+        assert_eq!(by[0].working_set_bytes, [0, (64 << 10) - 1]);
+        assert_eq!(by[1].working_set_bytes, [64 << 10, usize::MAX]);
+        assert_eq!(by[0].read_gbps, None);
+    }
+
+    #[test]
+    fn passes_move_at_least_8_mib_and_sizes_double() {
+        assert_eq!(passes_for(16 << 10), 512);
+        assert_eq!(passes_for(64 << 20), 1);
+        assert_eq!(passes_for(1), MAX_PASSES);
+        assert_eq!(sweep_sizes(100 << 10), [16 << 10, 32 << 10, 64 << 10]);
+    }
+
+    #[test]
+    fn the_gold_recurrence_is_babelstreams() {
+        // One iteration from a = 0.1, b = 0.2, c = 0: c = 0.1, b = 0.04, c = 0.14,
+        // a = 0.04 + 0.4·0.14 = 0.096.
+        let ([a, b, c], ab) = babelstream_gold(1);
+        assert!((a - 0.096).abs() < 1e-7 && (b - 0.04).abs() < 1e-7 && (c - 0.14).abs() < 1e-7);
+        assert!((ab - 0.096 * 0.04).abs() < 1e-9);
+    }
+}
