@@ -38,7 +38,28 @@ fn quick_calibration(kind: BackendKind) -> Option<&'static Calibration> {
     }
 }
 
+fn check_bandwidth(c: &Calibration) {
+    let b = c.bandwidth.as_ref().expect("the sweep ran");
+    assert_eq!(b.curves.len(), 4);
+    for curve in &b.curves {
+        assert!(!curve.points.is_empty(), "{:?}", curve.kernel);
+        for p in &curve.points {
+            assert!(p.gbps > 0.0 && p.gbps.is_finite(), "{p:?}");
+        }
+    }
+    assert_eq!(b.levels.len(), c.read_latency.levels.len());
+    let bs = c.babelstream.as_ref().expect("BabelStream's kernels ran");
+    let names: Vec<&str> = bs.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["Copy", "Mul", "Add", "Triad", "Dot"]);
+    assert!(bs.max_rel_error < 1e-4);
+    assert!(bs
+        .kernels
+        .iter()
+        .all(|k| k.mbytes_per_sec > 0.0 && k.min_seconds <= k.max_seconds));
+}
+
 fn check_parameters(c: &Calibration) {
+    check_bandwidth(c);
     for (name, p) in c.parameters.iter() {
         assert!(p.value.is_finite(), "{name} = {}", p.value);
         assert!(p.value > 0.0, "{name} = {} on {}", p.value, c.device.name);

@@ -112,6 +112,20 @@ impl<'d> BenchContext<'d> {
         Ok(self.device.launch(&self.program, kernel, launch, args)?)
     }
 
+    /// Launch a kernel of the microbenchmark program: (device-timed duration, host wall time
+    /// from before the launch call to completion, overhead included — how BabelStream times
+    /// its kernels).
+    pub fn launch_timed_both(
+        &self,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<(Seconds, Seconds), BenchError> {
+        let start = std::time::Instant::now();
+        let device = self.launch(kernel, launch, args)?;
+        Ok((device, Seconds(start.elapsed().as_secs_f64())))
+    }
+
     /// Measure `run` under the plan; `name` labels the progress line and errors.
     pub fn measure(
         &self,

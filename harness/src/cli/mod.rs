@@ -11,6 +11,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 use harness::backend::{discover, select, DeviceList, DeviceSelector};
+use harness::bench::bandwidth::measure_babelstream;
+use harness::bench::{BenchContext, SamplingPlan};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
@@ -272,6 +274,22 @@ enum Command {
     ///
     /// Example: harness validate-maxplus kernels/graphs/triad.toml --sizes 2^10,2^14,2^18,2^22
     ValidateMaxplus(maxplus::ValidateMaxplusArgs),
+    /// Run BabelStream's five kernels (copy, mul, add, triad, dot) on a device as BabelStream
+    /// runs and reports them (2^25 floats, 100 iterations, MB/s from the fastest), verified:
+    /// the memory-level part of `calibrate`, alone, to put beside BabelStream's own build.
+    ///
+    /// Example: harness babelstream --device opencl
+    Babelstream {
+        /// Device: index, backend or part of a name (default: the best found).
+        #[arg(long, short, value_name = "SEL")]
+        device: Option<DeviceSelector>,
+        /// 20 iterations instead of 100.
+        #[arg(long)]
+        quick: bool,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -304,6 +322,11 @@ pub fn run() -> Result<()> {
             after,
             json,
         } => compare_command(&before, &after, json),
+        Command::Babelstream {
+            device,
+            quick,
+            json,
+        } => babelstream_command(device, quick, json),
         Command::Balance(args) => balance::balance_command(args),
         Command::Validate {
             workload,
@@ -423,6 +446,31 @@ fn calibrate_command(
         } else {
             print!("\n{table}");
         }
+    }
+    Ok(())
+}
+
+fn babelstream_command(selector: Option<DeviceSelector>, quick: bool, json: bool) -> Result<()> {
+    let list = discover();
+    let index = pick_device(&list, selector)?;
+    let device = list.devices[index].as_ref();
+    eprintln!(
+        "BabelStream's kernels on device {index}: {} ({})",
+        device.info().name,
+        device.info().backend
+    );
+    let plan = if quick {
+        SamplingPlan::quick()
+    } else {
+        SamplingPlan::full()
+    };
+    let mut ctx = BenchContext::new(device, plan, quick)?;
+    ctx.interrupted = interrupt_flag();
+    let result = measure_babelstream(&mut ctx)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", views::babelstream_table(&result));
     }
     Ok(())
 }
