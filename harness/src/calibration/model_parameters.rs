@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use super::Calibration;
+use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, LevelBandwidth, StreamKernel};
 use crate::fit::window::DeviceFacts;
 use crate::model::maxplus::{MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
@@ -37,6 +38,12 @@ pub struct ModelInputs {
     pub sources: Vec<ParameterSource>,
     /// Device-timed launch overhead.
     pub launch_seconds: Seconds,
+    /// Streaming bandwidth per memory level, where the calibration measured it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub level_bandwidths: Vec<LevelBandwidth>,
+    /// The streaming-bandwidth sweep per kernel, for the bandwidth at a given working set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bandwidth_curves: Vec<BandwidthCurve>,
 }
 
 impl ModelInputs {
@@ -74,6 +81,14 @@ impl ModelInputs {
         ModelInputs {
             sources,
             launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns),
+            level_bandwidths: calibration
+                .bandwidth
+                .as_ref()
+                .map_or(Vec::new(), |b| b.levels.clone()),
+            bandwidth_curves: calibration
+                .bandwidth
+                .as_ref()
+                .map_or(Vec::new(), |b| b.curves.clone()),
         }
     }
 
@@ -87,6 +102,41 @@ impl ModelInputs {
             parameters.set(name, *value)?;
         }
         Ok(parameters)
+    }
+
+    /// The time one executor's 4-byte access takes when the device streams a working set of
+    /// `bytes`: 4 B over the streaming bandwidth the calibration's sweep measured at that
+    /// working set (log-log interpolation between its points, clamped at its ends) for the
+    /// kernel whose access mix is closest to `reads`:`writes` (read 1:0, write 0:1, copy 1:1,
+    /// triad 2:1), with the name of the latency level the working set lives in; `None`
+    /// without a bandwidth sweep.
+    pub fn streaming_gap(&self, bytes: u64, reads: u32, writes: u32) -> Option<(String, Seconds)> {
+        let share = |r: f64, w: f64| if r + w > 0.0 { r / (r + w) } else { 0.5 };
+        let wanted = share(f64::from(reads), f64::from(writes));
+        let mix = |k: StreamKernel| match k {
+            StreamKernel::Read => share(1.0, 0.0),
+            StreamKernel::Write => share(0.0, 1.0),
+            StreamKernel::Copy => share(1.0, 1.0),
+            StreamKernel::Triad => share(2.0, 1.0),
+        };
+        let curve = self
+            .bandwidth_curves
+            .iter()
+            .filter(|c| !c.points.is_empty())
+            .min_by(|a, b| {
+                (mix(a.kernel) - wanted)
+                    .abs()
+                    .total_cmp(&(mix(b.kernel) - wanted).abs())
+            })?;
+        let gbps = interpolate(&curve.points, bytes as f64)?;
+        let level = self
+            .level_bandwidths
+            .iter()
+            .find(|l| {
+                (l.working_set_bytes[0] as u64..=l.working_set_bytes[1] as u64).contains(&bytes)
+            })
+            .map_or_else(|| "memory".to_string(), |l| l.level.clone());
+        Some((level, Seconds(4.0 / (gbps * 1e9))))
     }
 
     /// The executor count n, rounded, at least 1.
@@ -111,6 +161,28 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .map(|l| (l.level.clone(), l.working_set_bytes[1] as u64))
             .collect(),
     }
+}
+
+/// The sweep's bandwidth at working set `bytes`: log-log interpolation between the points
+/// around it, the end point's value beyond either end.
+fn interpolate(points: &[BandwidthPoint], bytes: f64) -> Option<f64> {
+    let first = points.first()?;
+    let last = points.last()?;
+    if bytes <= first.working_set_bytes as f64 {
+        return Some(first.gbps);
+    }
+    if bytes >= last.working_set_bytes as f64 {
+        return Some(last.gbps);
+    }
+    let w = points
+        .windows(2)
+        .find(|w| bytes <= w[1].working_set_bytes as f64)?;
+    let (x0, x1) = (
+        (w[0].working_set_bytes as f64).ln(),
+        (w[1].working_set_bytes as f64).ln(),
+    );
+    let f = (bytes.ln() - x0) / (x1 - x0);
+    Some((w[0].gbps.ln() + f * (w[1].gbps.ln() - w[0].gbps.ln())).exp())
 }
 
 /// The last level named other than `memory`, with its latency in ns.
@@ -163,5 +235,23 @@ mod tests {
             .expect("finite");
         assert_eq!(p.get("t").expect("t"), 1.0);
         assert_eq!(p.get("extra").expect("extra"), 2.0);
+    }
+
+    #[test]
+    fn bandwidth_is_interpolated_on_log_axes_and_clamped() {
+        let p = |kib: usize, gbps: f64| BandwidthPoint {
+            working_set_bytes: kib << 10,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            passes: 1,
+            outliers: 0,
+        };
+        let points = [p(16, 100.0), p(64, 25.0)];
+        assert_eq!(interpolate(&points, 8.0 * 1024.0), Some(100.0));
+        assert_eq!(interpolate(&points, 1e9), Some(25.0));
+        // Halfway on log axes between 16 and 64 KiB is 32 KiB: √(100 · 25) = 50.
+        let mid = interpolate(&points, 32.0 * 1024.0).expect("inside");
+        assert!((mid - 50.0).abs() < 1e-9, "{mid}");
+        assert_eq!(interpolate(&[], 1.0), None);
     }
 }

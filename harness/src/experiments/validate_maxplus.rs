@@ -16,7 +16,8 @@ use crate::calibration::model_parameters::ModelInputs;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::stats::Summary;
 use crate::model::maxplus::{
-    predict_iteration, KernelGraph, LaunchPlan, MaxPlusError, VariantTime,
+    predict_iteration, predict_iteration_at_level, KernelGraph, LaunchPlan, MaxPlusError,
+    VariantTime,
 };
 use crate::workloads::registry::lookup;
 use crate::workloads::{Layout, Workload, WorkloadError};
@@ -200,6 +201,26 @@ pub fn validate_maxplus(
             size,
         )
         .map_err(model_error)?;
+        let mut predictions = predictions;
+        if let Some((level, gap)) = options.inputs.streaming_gap(
+            workload.bytes_needed(size),
+            graph.memory_reads(),
+            graph.writes(),
+        ) {
+            predictions.push(
+                predict_iteration_at_level(
+                    graph,
+                    kernel.plan,
+                    &parameters,
+                    options.executors,
+                    options.inputs.launch_seconds,
+                    size,
+                    gap,
+                    &level,
+                )
+                .map_err(model_error)?,
+            );
+        }
         let measured = measure(workload.as_ref(), kernel, device, size, options)?;
         let launches = kernel.plan.launches(size);
         let errors = predictions

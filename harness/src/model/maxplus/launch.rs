@@ -9,7 +9,7 @@ use super::graph::KernelGraph;
 use super::models::{predict, ModelVariant};
 use super::parameters::Parameters;
 use super::pipelined::{pipelined, LaunchShape, PIPELINED_NAME};
-use crate::units::Seconds;
+use crate::units::{Parameter, Seconds};
 
 /// How a workload's size maps to the launches of one iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -100,15 +100,7 @@ pub fn predict_iteration(
             seconds,
         });
     }
-    let mut seconds = 0.0;
-    let mut formula = String::new();
-    for &l in &launches {
-        let p = pipelined(graph, parameters, executors, l, launch)?;
-        seconds += p.total_seconds;
-        if formula.is_empty() {
-            formula = p.formula;
-        }
-    }
+    let (seconds, formula) = pipelined_iteration(graph, &launches, parameters, executors, launch)?;
     out.push(VariantTime {
         model: PIPELINED_NAME.to_string(),
         published: false,
@@ -116,6 +108,58 @@ pub fn predict_iteration(
         seconds,
     });
     Ok(out)
+}
+
+/// The name of our per-level extension ([`predict_iteration_at_level`]).
+pub const LEVEL_NAME: &str = "ext_level";
+
+/// Our second extension, labelled as such: the pipelined prediction with Δt and ΔT both set
+/// to `gap`, the time one executor's 4-byte access takes when the device streams from the
+/// memory level the kernel's working set lives in (4 B over that level's measured streaming
+/// bandwidth), instead of the single-access Δt of the calibration. `level` names where `gap`
+/// came from, for the formula.
+#[allow(clippy::too_many_arguments)]
+pub fn predict_iteration_at_level(
+    graph: &KernelGraph,
+    plan: LaunchPlan,
+    parameters: &Parameters,
+    executors: u64,
+    launch: Seconds,
+    size: usize,
+    gap: Seconds,
+    level: &str,
+) -> Result<VariantTime, MaxPlusError> {
+    let mut at_level = parameters.clone();
+    at_level.set(Parameter::ReadGap.key(), gap.0)?;
+    at_level.set(Parameter::WriteGap.key(), gap.0)?;
+    let (seconds, formula) =
+        pipelined_iteration(graph, &plan.launches(size), &at_level, executors, launch)?;
+    Ok(VariantTime {
+        model: LEVEL_NAME.to_string(),
+        published: false,
+        formula: format!("{formula}; Δt = ΔT = 4 B / {level} streaming bandwidth"),
+        seconds,
+    })
+}
+
+/// The pipelined extension summed over an iteration's launches, and the first's formula.
+fn pipelined_iteration(
+    graph: &KernelGraph,
+    launches: &[LaunchShape],
+    parameters: &Parameters,
+    executors: u64,
+    launch: Seconds,
+) -> Result<(f64, String), MaxPlusError> {
+    let mut seconds = 0.0;
+    let mut formula = String::new();
+    for &l in launches {
+        let p = pipelined(graph, parameters, executors, l, launch)?;
+        seconds += p.total_seconds;
+        if formula.is_empty() {
+            formula = p.formula;
+        }
+    }
+    Ok((seconds, formula))
 }
 
 #[cfg(test)]
