@@ -484,74 +484,63 @@ pub fn measure_babelstream(ctx: &mut BenchContext<'_>) -> Result<BabelStream, Be
     let blocked = Arg::U32(0);
     let dot_blocked = Arg::U32(self::blocked(ctx));
     let names = ["Copy", "Mul", "Add", "Triad", "Dot"];
+    // BabelStream's order within an iteration, each kernel with its launch and arguments.
+    let calls: [(&str, &Launch, Vec<Arg<'_>>); 5] = [
+        (
+            "bs_copy",
+            &launch,
+            vec![Arg::Buf(a), Arg::Buf(c), Arg::U32(nn), blocked],
+        ),
+        (
+            "bs_mul",
+            &launch,
+            vec![
+                Arg::Buf(b),
+                Arg::Buf(c),
+                Arg::F32(SCALAR),
+                Arg::U32(nn),
+                blocked,
+            ],
+        ),
+        (
+            "bs_add",
+            &launch,
+            vec![Arg::Buf(a), Arg::Buf(b), Arg::Buf(c), Arg::U32(nn), blocked],
+        ),
+        (
+            "bs_triad",
+            &launch,
+            vec![
+                Arg::Buf(a),
+                Arg::Buf(b),
+                Arg::Buf(c),
+                Arg::F32(SCALAR),
+                Arg::U32(nn),
+                blocked,
+            ],
+        ),
+        (
+            "bs_dot",
+            &dot_launch,
+            vec![
+                Arg::Buf(a),
+                Arg::Buf(b),
+                Arg::U32(nn),
+                dot_blocked,
+                Arg::Buf(&partial),
+            ],
+        ),
+    ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); 5];
     let mut device_times: Vec<Vec<f64>> = vec![Vec::new(); 5];
-    let mut timed = |k: usize, (device, wall): (crate::units::Seconds, crate::units::Seconds)| {
-        device_times[k].push(device.0);
-        times[k].push(wall.0);
-    };
     let mut dot = 0.0f64;
     ctx.progress.set_message("BabelStream".to_string());
     for _ in 0..iterations {
-        timed(
-            0,
-            ctx.launch_timed_both(
-                "bs_copy",
-                &launch,
-                &[Arg::Buf(a), Arg::Buf(c), Arg::U32(nn), blocked],
-            )?,
-        );
-        timed(
-            1,
-            ctx.launch_timed_both(
-                "bs_mul",
-                &launch,
-                &[
-                    Arg::Buf(b),
-                    Arg::Buf(c),
-                    Arg::F32(SCALAR),
-                    Arg::U32(nn),
-                    blocked,
-                ],
-            )?,
-        );
-        timed(
-            2,
-            ctx.launch_timed_both(
-                "bs_add",
-                &launch,
-                &[Arg::Buf(a), Arg::Buf(b), Arg::Buf(c), Arg::U32(nn), blocked],
-            )?,
-        );
-        timed(
-            3,
-            ctx.launch_timed_both(
-                "bs_triad",
-                &launch,
-                &[
-                    Arg::Buf(a),
-                    Arg::Buf(b),
-                    Arg::Buf(c),
-                    Arg::F32(SCALAR),
-                    Arg::U32(nn),
-                    blocked,
-                ],
-            )?,
-        );
-        timed(
-            4,
-            ctx.launch_timed_both(
-                "bs_dot",
-                &dot_launch,
-                &[
-                    Arg::Buf(a),
-                    Arg::Buf(b),
-                    Arg::U32(nn),
-                    dot_blocked,
-                    Arg::Buf(&partial),
-                ],
-            )?,
-        );
+        for (k, (kernel, launch, args)) in calls.iter().enumerate() {
+            let (device, wall) = ctx.launch_timed_both(kernel, launch, args)?;
+            device_times[k].push(device.0);
+            times[k].push(wall.0);
+        }
         dot = download_f32(ctx.device, &partial, dot_executors)?
             .iter()
             .map(|&p| f64::from(p))
