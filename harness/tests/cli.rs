@@ -344,3 +344,28 @@ fn sizes_and_targets_take_powers_of_two_and_series_export_every_format() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2^k"));
 }
+
+#[test]
+fn auto_small_sizes_need_a_calibration() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "validate", "triad", "--small", "auto", "--large", "2^20", "--device", "host",
+        ])
+        .output()
+        .unwrap();
+    let line = one_error_line(&out);
+    assert!(
+        line.contains("--small auto needs the device's calibration"),
+        "{line}"
+    );
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "validate", "triad", "--small", "auto,5", "--large", "2^20", "--device", "host",
+        ])
+        .output()
+        .unwrap();
+    assert!(one_error_line(&out).contains("`auto` is not a size"));
+}

@@ -17,7 +17,7 @@ use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
 use harness::experiments::series::{run_series, RepeatPlan, Series};
-use harness::experiments::validate::{validate, Validation};
+use harness::experiments::validate::{auto_small_sizes, validate, Validation};
 use harness::export::{with_suffix, write_atomically, write_results, Exportable, Format};
 use harness::report::views;
 use harness::workloads::registry::{has_layouts, lookup};
@@ -220,9 +220,12 @@ enum Command {
     Validate {
         /// A workload name or a spec file.
         workload: String,
-        /// The small sizes the fits use: integers or 2^k, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
-        small: Vec<usize>,
+        /// The small sizes the fits use: integers or 2^k, comma-separated; or `auto`: five
+        /// sizes from the device's calibration at 4–8× below the smallest large size (the
+        /// device saturated, no powers of two on grids; a size in another memory level than
+        /// the target's is reported).
+        #[arg(long, value_delimiter = ',', required = true)]
+        small: Vec<String>,
         /// The large sizes to predict and measure: integers or 2^k, comma-separated.
         #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
         large: Vec<usize>,
@@ -654,7 +657,7 @@ fn predict_command(
 
 fn validate_command(
     name: &str,
-    small: &[usize],
+    small: &[String],
     large: &[usize],
     runs: &SeriesOptions,
     calibration: Option<PathBuf>,
@@ -679,12 +682,29 @@ fn validate_command(
             None
         }
     };
+    let small: Vec<usize> = if small == ["auto"] {
+        let Some(facts) = &facts else {
+            bail!("--small auto needs the device's calibration (run `harness calibrate` or give --calibration)");
+        };
+        let target = large.iter().copied().min().unwrap_or(0);
+        let (sizes, notes) = auto_small_sizes(workload.as_ref(), facts, target, 5)?;
+        eprintln!("small sizes from the calibration: {sizes:?}");
+        for note in notes {
+            eprintln!("note: {note}");
+        }
+        sizes
+    } else {
+        small
+            .iter()
+            .map(|s| maxplus::parse_size(s).map_err(anyhow::Error::msg))
+            .collect::<Result<_>>()?
+    };
     let v = validate(
         workload.as_ref(),
         layout_name,
         device,
         facts.as_ref(),
-        small,
+        &small,
         large,
         iters,
         plan,

@@ -199,6 +199,70 @@ pub fn smallest_good_size(
     None
 }
 
+/// Small sizes chosen from the calibration for a prediction of `target` at 4–8× (`count`
+/// sizes spread geometrically from target/8 to target/4): each one saturates the device
+/// (at least n work items per launch) and, on 2-D and 3-D grids, is not a power of two
+/// (cache-set conflicts); the sizes whose working set lives in another memory level than the
+/// target's are reported, since at 4–8× the target's level cannot always be reached. Returns
+/// the sizes and notes for the user.
+pub fn auto_small_sizes(
+    workload: &dyn Workload,
+    device: &DeviceFacts,
+    target: usize,
+    count: usize,
+) -> Result<(Vec<usize>, Vec<String>), WorkloadError> {
+    let (hi, lo) = (target / 4, target / 8);
+    if lo < 2 || count < 3 {
+        return Err(WorkloadError::Invalid(format!(
+            "--small auto needs a large size of at least 16 and 3 sizes, got {target}"
+        )));
+    }
+    // A grid's bytes grow 4× (2-D) or 8× (3-D) per doubling; a 1-D array's 2×.
+    let growth = workload.bytes_needed(hi) as f64 / workload.bytes_needed(hi / 2).max(1) as f64;
+    let grid = growth > 2.5;
+    let step = (hi as f64 / lo as f64).powf(1.0 / (count - 1) as f64);
+    let mut sizes: Vec<usize> = (0..count)
+        .map(|k| (lo as f64 * step.powi(k as i32)).round() as usize)
+        .map(|s| {
+            if grid && s.is_power_of_two() {
+                s + (s / 16).max(1)
+            } else {
+                s
+            }
+        })
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut notes = Vec::new();
+    let unsaturated: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| {
+            workload
+                .parallelism(s)
+                .is_some_and(|items| (items as f64) < device.executors)
+        })
+        .collect();
+    if !unsaturated.is_empty() {
+        notes.push(format!(
+            "N = {unsaturated:?} launch fewer than n = {} work items: the device is not saturated there",
+            device.executors
+        ));
+    }
+    let level = device.level_of(workload.bytes_needed(target));
+    let elsewhere: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| device.level_of(workload.bytes_needed(s)) != level)
+        .collect();
+    if !elsewhere.is_empty() {
+        notes.push(format!(
+            "N = {elsewhere:?} live in another memory level than the target's ({level}): the paper's fit crosses a level there"
+        ));
+    }
+    Ok((sizes, notes))
+}
+
 /// The windowed forecast for one large size, or a note saying why there is none.
 pub fn windowed_forecast(
     workload: &dyn Workload,
@@ -405,5 +469,25 @@ mod tests {
         // A target inside L2 needs only saturation.
         assert_eq!(smallest_good_size(&vadd, &device, 512, 1 << 16), Some(1024));
         assert_eq!(smallest_good_size(&vadd, &device, 512, 600), None);
+    }
+
+    #[test]
+    fn auto_sizes_span_4_to_8_times_below_the_target_and_avoid_powers_of_two_on_grids() {
+        let device = DeviceFacts {
+            executors: 2.0,
+            launch_seconds: crate::units::Seconds(1e-6),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+        };
+        let vadd = Stream(StreamKind::Vadd);
+        let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");
+        assert_eq!(sizes.first(), Some(&(1 << 21)));
+        assert_eq!(sizes.last(), Some(&(1 << 22)));
+        assert_eq!(sizes.len(), 5);
+        assert!(notes.is_empty(), "{notes:?}");
+        let jacobi = crate::workloads::registry::lookup("jacobi2d", None).expect("jacobi2d");
+        let (sizes, _) = auto_small_sizes(jacobi.as_ref(), &device, 4096, 5).expect("sizes");
+        assert!(sizes.iter().all(|s| !s.is_power_of_two()), "{sizes:?}");
+        assert_eq!(sizes.first(), Some(&(512 + 32)));
+        assert!(auto_small_sizes(&vadd, &device, 8, 5).is_err());
     }
 }
