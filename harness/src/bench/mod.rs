@@ -67,7 +67,7 @@ pub struct BenchContext<'d> {
     pub program: Program,
     /// How many repetitions to take.
     pub plan: SamplingPlan,
-    /// Fewer sizes and repetitions.
+    /// Fewer samples (the quick plan); the quantities and sizes stay the same.
     pub quick: bool,
     /// Progress display (hidden when not on a terminal).
     pub progress: ProgressBar,

@@ -26,7 +26,7 @@ use crate::units::Unit;
 /// How to run a calibration.
 #[derive(Debug, Clone, Default)]
 pub struct CalibrateOptions {
-    /// Fewer sizes and repetitions (a quick look, wider intervals).
+    /// Fewer samples of the same quantities (a quick look, wider intervals).
     pub quick: bool,
     /// Show a progress bar on standard error.
     pub progress: bool,

@@ -105,7 +105,8 @@ enum Command {
         /// of a name. Default: the best device found.
         #[arg(long, short, value_name = "SEL")]
         device: Option<DeviceSelector>,
-        /// Fewer sizes and repetitions: a first look in seconds, with wider intervals.
+        /// Fewer samples of the same quantities at the same sizes: a first look, with wider
+        /// intervals.
         #[arg(long)]
         quick: bool,
         /// Print the calibration file to standard output instead of the summary table.

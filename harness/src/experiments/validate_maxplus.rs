@@ -192,7 +192,7 @@ pub fn validate_maxplus(
             progress(&format!("N = {size}: skipped ({e})"));
             continue;
         }
-        let predictions = predict_iteration(
+        let mut predictions = predict_iteration(
             graph,
             kernel.plan,
             &parameters,
@@ -201,7 +201,6 @@ pub fn validate_maxplus(
             size,
         )
         .map_err(model_error)?;
-        let mut predictions = predictions;
         if let Some((level, gap)) = options.inputs.streaming_gap(
             workload.bytes_needed(size),
             graph.memory_reads(),
