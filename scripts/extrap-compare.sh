@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Extra-P beside the harness on the same data: installs Extra-P 4.2.5 from PyPI in a virtual
 # environment (not a dependency of the harness), then fits it to the small series of each
-# `harness validate` result given and prints its predictions of the large sizes beside the
-# harness's `paper` and `windowed` ones (scripts/extrap_compare.py says how).
+# `harness validate` result (or `harness validate-suite` case) given and prints its predictions
+# of the large sizes beside the harness's `paper`, `windowed` and `calibrated` ones
+# (scripts/extrap_compare.py says how).
 #
 # usage: scripts/extrap-compare.sh VALIDATION.json... [--csv OUT.csv]
-#   e.g. scripts/extrap-compare.sh calibrations/*.validate.*.json --csv results/extrap.csv
+#   e.g. scripts/extrap-compare.sh results/<device>.suite/*.json --csv results/extrap.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
-  sed -n '2,8p' "$0" >&2
+  sed -n '2,9p' "$0" >&2
   exit 2
 fi
 HARNESS=${HARNESS:-target/release/harness}

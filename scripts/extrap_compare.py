@@ -5,7 +5,9 @@ For each result of `harness validate` given on the command line, fit Extra-P's d
 single-parameter modeler to the validation's small series (the medians of the very runs the
 harness's fits used: `Measure.MEDIAN` through Extra-P's Python API, because its command line
 fits means for one-parameter data), predict the large sizes the validation measured, and put
-the prediction beside the harness's `paper` and `windowed` predictions of the total.
+the prediction beside the harness's `paper`, `windowed` and `calibrated` predictions of the
+total. Works on `harness validate` results and on the cases `harness validate-suite` keeps
+under <output-dir>/<device>.suite/.
 
 Run it through scripts/extrap-compare.sh, which installs Extra-P from PyPI in a virtual
 environment (Extra-P is not a dependency of the harness).
@@ -76,6 +78,7 @@ def main(argv):
             for tool, value in [
                 ("paper", ours.get(("paper", size))),
                 ("windowed", ours.get(("windowed", size))),
+                ("calibrated", ours.get(("calibrated", size))),
                 ("extrap", xp),
             ]:
                 row[f"{tool}_s"] = value
@@ -84,14 +87,15 @@ def main(argv):
                 )
             rows.append(row)
 
-    print(f"{'case':18} {'N':>9} {'measured s':>11} {'paper %':>8} {'windowed %':>11} {'Extra-P %':>10}  Extra-P model")
+    print(f"{'case':22} {'N':>9} {'measured s':>11} {'paper %':>8} {'windowed %':>11} {'calibrated %':>13} {'Extra-P %':>10}  Extra-P model")
     fmt = lambda e: "-" if e is None else f"{e:.1f}"
     for r in rows:
         print(
-            f"{r['case']:18} {r['size']:>9} {r['measured_s']:>11.4e} {fmt(r['paper_err_pct']):>8} "
-            f"{fmt(r['windowed_err_pct']):>11} {fmt(r['extrap_err_pct']):>10}  {r['extrap_model']}"
+            f"{r['case']:22} {r['size']:>9} {r['measured_s']:>11.4e} {fmt(r['paper_err_pct']):>8} "
+            f"{fmt(r['windowed_err_pct']):>11} {fmt(r['calibrated_err_pct']):>13} "
+            f"{fmt(r['extrap_err_pct']):>10}  {r['extrap_model']}"
         )
-    for tool in ["paper", "windowed", "extrap"]:
+    for tool in ["paper", "windowed", "calibrated", "extrap"]:
         errs = [r[f"{tool}_err_pct"] for r in rows if r[f"{tool}_err_pct"] is not None]
         if errs:
             print(

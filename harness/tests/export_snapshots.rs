@@ -29,6 +29,7 @@ fn series() -> Series {
         count,
         min_seconds: Some(t * 0.75),
         samples: vec![t, t * 1.25, t * 0.75],
+        bytes: None,
     };
     let point = |size: usize, t: f64| SeriesPoint {
         size,
@@ -81,6 +82,8 @@ fn validation() -> Validation {
         all_error: errors,
         windowed_total_error: None,
         windows: Vec::new(),
+        calibrated_total_error: None,
+        calibrated_windows: Vec::new(),
     }
 }
 

@@ -407,3 +407,15 @@ pub fn download_f32(
 pub fn u32_bytes(values: &[u32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_ne_bytes()).collect()
 }
+
+/// Fault in every page of `slice` by writing one element per 4 KiB back to itself, so that
+/// later timed writes into freshly allocated memory measure the copy or the kernel, not the
+/// operating system mapping pages. Volatile, so the stores are not optimised away.
+pub fn touch_pages<T: Copy>(slice: &mut [T]) {
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for x in slice.iter_mut().step_by(step) {
+        let value = *x;
+        // SAFETY: `x` is a valid, aligned, exclusive reference into `slice`.
+        unsafe { std::ptr::write_volatile(x, value) };
+    }
+}

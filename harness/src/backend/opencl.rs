@@ -242,6 +242,18 @@ impl Device for OpenClDevice {
             )
         }
         .map_err(|e| api_err("clCreateBuffer", e))?;
+        // Back the buffer now, untimed: a CPU runtime maps its memory lazily, and the first
+        // timed upload or kernel would pay the page faults (the same on every device: the
+        // buffer starts as zeros).
+        let mut buffer = buffer;
+        // SAFETY: the fill covers the buffer's own size with a one-byte pattern; it is waited
+        // for before the buffer is used.
+        let fill = unsafe {
+            self.queue
+                .enqueue_fill_buffer(&mut buffer, &[0u8], 0, bytes.max(1), &[])
+        }
+        .map_err(|e| api_err("clEnqueueFillBuffer", e))?;
+        fill.wait().map_err(|e| api_err("clWaitForEvents", e))?;
         let handle = buffer.get();
         Ok(Buffer {
             bytes,

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError};
 use crate::backend::{Arg, Launch};
-use crate::fit::linear::fit_line_relative;
+use crate::fit::linear::{fit_line, fit_line_relative};
+use crate::units::Seconds;
 
 /// Cost of launching an empty kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,6 +23,43 @@ pub struct LaunchOverhead {
     pub wall_ns: f64,
     /// Its 95 % CI.
     pub wall_ci95_ns: [f64; 2],
+    /// The empty kernel launched back to back, as a workload's launches are, over
+    /// [`SEQUENCE_ITEMS`] work items in the device's preferred groups, device-timed: a line
+    /// through the medians splits its time into a fixed cost per launch and a cost per work
+    /// item (on a CPU runtime, handing out work-groups). Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<LaunchLine>,
+}
+
+/// The empty kernel's device time against its work items: `fixed + per_item × items`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchLine {
+    /// The intercept, ns: what every launch costs before any work, the L predictions use
+    /// (clamped at zero).
+    pub fixed_ns: f64,
+    /// Its 95 % CI.
+    pub fixed_ci95_ns: [f64; 2],
+    /// The slope, ns per work item: part of a kernel's work, not of its launch.
+    pub per_item_ns: f64,
+    /// R² of the line.
+    pub r_squared: f64,
+    /// `[work items, median ns]` per size.
+    pub points: Vec<[f64; 2]>,
+}
+
+/// Work items of the back-to-back empty launches (rounded to whole groups).
+pub const SEQUENCE_ITEMS: [usize; 4] = [1 << 10, 1 << 12, 1 << 14, 1 << 16];
+
+impl LaunchOverhead {
+    /// The overhead L each launch of a workload pays, seconds: the fixed part of the
+    /// back-to-back line where measured, else the single-item empty kernel.
+    pub fn per_launch(&self) -> Seconds {
+        Seconds::from_ns(
+            self.sequence
+                .as_ref()
+                .map_or(self.device_ns, |s| s.fixed_ns),
+        )
+    }
 }
 
 /// A transfer direction fitted as start time + bytes × time per byte.
@@ -62,12 +100,37 @@ pub fn launch_overhead(ctx: &mut BenchContext<'_>) -> Result<LaunchOverhead, Ben
             .0)
     })?;
     ctx.record("empty_wall_s", &wall);
+    let group = ctx
+        .device
+        .preferred_group_size()
+        .clamp(1, SEQUENCE_ITEMS[0]);
+    let mut points = Vec::new();
+    for items in SEQUENCE_ITEMS {
+        let items = (items / group).max(1) * group;
+        let wide = Launch::linear(items, group);
+        let name = format!("empty_sequence_device_s/{items}");
+        let m = ctx.measure(&name, || {
+            Ok(ctx.launch("empty", &wide, &[Arg::Buf(&sink)])?.0)
+        })?;
+        ctx.record(&name, &m);
+        points.push([items as f64, m.summary.median * 1e9]);
+    }
+    let xs: Vec<f64> = points.iter().map(|p| p[0]).collect();
+    let ys: Vec<f64> = points.iter().map(|p| p[1]).collect();
+    let sequence = fit_line(&xs, &ys).ok().map(|line| LaunchLine {
+        fixed_ns: line.intercept.max(0.0),
+        fixed_ci95_ns: line.intercept_ci95.map(|v| v.max(0.0)),
+        per_item_ns: line.slope,
+        r_squared: line.r_squared,
+        points,
+    });
     let ns = |v: f64| v * 1e9;
     Ok(LaunchOverhead {
         device_ns: ns(device.summary.median),
         device_ci95_ns: device.summary.ci95.map(ns),
         wall_ns: ns(wall.summary.median),
         wall_ci95_ns: wall.summary.ci95.map(ns),
+        sequence,
     })
 }
 

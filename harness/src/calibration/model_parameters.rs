@@ -148,17 +148,40 @@ impl ModelInputs {
     }
 }
 
-/// What the fit-window rules need from a calibration ([`crate::fit::window`]): n, the
-/// device-timed launch overhead, and each latency level's largest working set.
+/// What the fit-window rules and the calibrated variant need from a calibration
+/// ([`crate::fit::window`]): n, the launch overhead a workload's launch pays (the saturated
+/// empty launch where measured), each latency level's largest working set, the streaming
+/// sweep and the transfer sweeps.
 pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
     DeviceFacts {
         executors: calibration.parameters.executors.value,
-        launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns),
+        launch_seconds: calibration.launch_overhead.per_launch(),
         levels: calibration
             .read_latency
             .levels
             .iter()
             .map(|l| (l.level.clone(), l.working_set_bytes[1] as u64))
+            .collect(),
+        streaming: calibration
+            .bandwidth
+            .iter()
+            .flat_map(|b| &b.curves)
+            .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
+            .flat_map(|c| &c.points)
+            .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+            .collect(),
+        transfers: calibration
+            .transfers
+            .iter()
+            .filter_map(|t| {
+                let phase = match t.direction.as_str() {
+                    "host_to_device" => "upload",
+                    "device_to_host" => "download",
+                    _ => return None,
+                };
+                let points = t.points.iter().map(|p| (p[0], p[1] * 1e-9)).collect();
+                Some((phase.to_string(), points))
+            })
             .collect(),
     }
 }

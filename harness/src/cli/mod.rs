@@ -2,6 +2,7 @@
 
 mod balance;
 mod maxplus;
+mod suite;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +37,7 @@ struct Cli {
 
 /// How a series is run: shared by `series` and `validate`.
 #[derive(clap::Args, Debug)]
-struct SeriesOptions {
+pub(crate) struct SeriesOptions {
     /// Iterations per run.
     #[arg(long, default_value_t = 10)]
     iters: usize,
@@ -64,7 +65,7 @@ struct SeriesOptions {
 
 impl SeriesOptions {
     /// The repeat plan the flags ask for.
-    fn plan(&self) -> Result<RepeatPlan> {
+    pub(crate) fn plan(&self) -> Result<RepeatPlan> {
         if !(self.ci_target > 0.0 && self.ci_target.is_finite()) {
             bail!(
                 "--ci-target must be a positive percentage, got {}",
@@ -241,6 +242,18 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "plots")]
         plot_dir: PathBuf,
     },
+    /// The whole fractal validation in one run: every built-in workload (or those given)
+    /// predicted at 4–8× by every variant — `paper`, `windowed` and `calibrated` — with the
+    /// target just past the largest cache and the small sizes from the device's calibration.
+    ///
+    /// Prints one row per case (measured, each variant's prediction and error, `*` where the
+    /// 95 % interval misses) and the median and max error per variant. Writes
+    /// <output-dir>/<device>.suite.{json,csv,md}, and each case's validation under
+    /// <output-dir>/<device>.suite/ as soon as it is measured (Ctrl-C stops after the current
+    /// case and still writes the summary). --from assesses stored cases again, no device.
+    ///
+    /// Example: harness validate-suite --device opencl --output-dir results
+    ValidateSuite(suite::SuiteArgs),
     /// Figures over several `harness validate` results: predicted against measured (parity,
     /// with a ±10 % band) and the error per workload as bars, each for the paper and the
     /// windowed variant; and for each result its log-log fit and Fig. 1 figures.
@@ -332,6 +345,7 @@ pub fn run() -> Result<()> {
             json,
         } => babelstream_command(device, quick, json),
         Command::Balance(args) => balance::balance_command(args),
+        Command::ValidateSuite(args) => suite::suite_command(args),
         Command::Validate {
             workload,
             small,
@@ -388,7 +402,7 @@ fn devices(json: bool) -> Result<()> {
     Ok(())
 }
 
-fn interrupt_flag() -> Arc<AtomicBool> {
+pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = flag.clone();
     // A second Ctrl-C ends the process at once; the first lets the current measurement end.
@@ -507,7 +521,7 @@ fn compare_command(before: &std::path::Path, after: &std::path::Path, json: bool
     Ok(())
 }
 
-fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -> Result<usize> {
+pub(crate) fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -> Result<usize> {
     print_notes(list);
     Ok(select(list, &selector.unwrap_or(DeviceSelector::Best))?)
 }

@@ -9,5 +9,6 @@
 pub mod balance;
 pub mod predict;
 pub mod series;
+pub mod suite;
 pub mod validate;
 pub mod validate_maxplus;

@@ -34,6 +34,10 @@ pub struct PhasePoint {
     pub min_seconds: Option<f64>,
     /// Every repeat's time, seconds.
     pub samples: Vec<f64>,
+    /// Bytes the phase moves per run, where its kernels say (counting each element read or
+    /// written once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// The total of one size.
@@ -113,6 +117,7 @@ impl Series {
                             name: ph.name.clone(),
                             median_seconds: ph.median_seconds,
                             count: ph.count,
+                            bytes: ph.bytes,
                         })
                         .collect(),
                     total_seconds: p.total.median_seconds,
@@ -244,6 +249,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             count: phase.count,
             min_seconds: Some(s.min),
             samples,
+            bytes: phase.bytes,
         });
     }
     let totals: Vec<f64> = runs.iter().map(|r| r.total_seconds).collect();

@@ -10,10 +10,14 @@ use serde::{Deserialize, Serialize};
 use super::series::{read_json, run_series, summarise, RepeatPlan, Series, SeriesPoint};
 use crate::backend::Device;
 use crate::export::{json, ExportError, Exportable, Table};
-use crate::fit::forecast::{forecast, forecast_windowed, is_kernel_phase, Forecast, Variant};
+use crate::fit::forecast::{
+    forecast, forecast_calibrated, forecast_windowed, is_kernel_phase, Forecast, LevelMove, Variant,
+};
 use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
-use crate::fit::window::{choose_window, DeviceFacts, SizeFacts, WindowChoice};
+use crate::fit::window::{
+    choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice,
+};
 use crate::workloads::{check_fits, Workload, WorkloadError};
 
 /// One phase (or `total`) at one large size.
@@ -64,6 +68,12 @@ pub struct Validation {
     pub windowed_total_error: Option<ErrorSummary>,
     /// The window chosen for each large size, where the device has a calibration.
     pub windows: Vec<LargeWindow>,
+    /// Errors over the calibrated variant's `total` rows, where it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated_total_error: Option<ErrorSummary>,
+    /// The calibrated variant's window and level factors for each large size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibrated_windows: Vec<LargeWindow>,
 }
 
 /// The window the calibration chose for one large size.
@@ -73,8 +83,11 @@ pub struct LargeWindow {
     pub size: usize,
     /// Accepted and rejected small sizes.
     pub choice: WindowChoice,
-    /// Why the windowed variant did not run, or how to make it run better.
+    /// Why the variant did not run, or how to make it run better.
     pub note: Option<String>,
+    /// The calibrated variant's move of each accepted size to the target's level.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub level_moves: Vec<LevelMove>,
 }
 
 /// Mean, median and maximum of `values` (NaN where empty).
@@ -304,6 +317,89 @@ pub fn windowed_forecast(
             size: large,
             choice,
             note,
+            level_moves: Vec::new(),
+        },
+        forecast,
+    )
+}
+
+/// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
+/// unflagged, not overhead-dominated small size, moved to the large size's memory level by
+/// the calibrated streaming rates; or a note saying why there is none.
+pub fn calibrated_forecast(
+    workload: &dyn Workload,
+    series: &Series,
+    device: &DeviceFacts,
+    large: usize,
+) -> (LargeWindow, Option<Forecast>) {
+    let facts = size_facts(workload, series);
+    let target_bytes = workload.bytes_needed(large);
+    let choice = choose_window_any_level(&facts, target_bytes, device);
+    let target_rate = device.streaming_rate(target_bytes);
+    let level_moves: Vec<LevelMove> = choice
+        .accepted
+        .iter()
+        .map(|&size| {
+            let working_set = workload.bytes_needed(size);
+            let (rate, factor) = target_rate
+                .zip(device.streaming_rate(working_set))
+                .map_or((0.0, 1.0), |(t, r)| (r, r / t));
+            // A transfer grows with the working set: one of b bytes here is one of
+            // b · W_target / W_i bytes at the target.
+            let grows = target_bytes as f64 / working_set.max(1) as f64;
+            let transfer_factors = series
+                .points
+                .iter()
+                .find(|p| p.size == size)
+                .into_iter()
+                .flat_map(|p| &p.phases)
+                .filter_map(|ph| {
+                    let one = ph.bytes? as f64 / ph.count.max(1) as f64;
+                    let here = device.transfer_seconds_per_byte(&ph.name, one)?;
+                    let there = device.transfer_seconds_per_byte(&ph.name, one * grows)?;
+                    Some((ph.name.clone(), there / here))
+                })
+                .collect();
+            LevelMove {
+                size,
+                rate,
+                factor,
+                transfer_factors,
+            }
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if target_rate.is_none() {
+        notes.push(
+            "the calibration has no bandwidth sweep: no size is moved between levels".to_string(),
+        );
+    }
+    let forecast = if choice.accepted.len() < 3 {
+        notes.push(format!(
+            "only {} small size(s) are saturated and not overhead-dominated, 3 are needed",
+            choice.accepted.len()
+        ));
+        None
+    } else {
+        match forecast_calibrated(
+            &series.medians(),
+            large as f64,
+            &level_moves,
+            device.launch_seconds,
+        ) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                notes.push(format!("the calibrated fit failed: {e}"));
+                None
+            }
+        }
+    };
+    (
+        LargeWindow {
+            size: large,
+            choice,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+            level_moves,
         },
         forecast,
     )
@@ -335,29 +431,46 @@ pub fn validate(
     let series = run_series(workload, layout, device, small, iterations, plan, |p| {
         progress(&format!("small N = {} done", p.size))
     })?;
-    let mut rows = Vec::new();
     let mut measured = Vec::new();
-    let mut windows = Vec::new();
     for &size in large {
-        let f = forecast(&series.medians(), size as f64)
-            .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
-        let w = device_facts.map(|d| windowed_forecast(workload, &series, d, size));
         // The warm-up run of the first large size is checked against the host: a large
         // size's output is believed only once one has been verified.
         workload.run(device, size, iterations, measured.is_empty())?;
         let runs = (0..plan.min.max(1))
             .map(|_| workload.run(device, size, iterations, false))
             .collect::<Result<Vec<_>, _>>()?;
-        let point = summarise(size, &runs)?;
-        rows.extend(rows_for(&f, &point));
-        if let Some((window, wf)) = w {
-            if let Some(wf) = wf {
-                rows.extend(rows_for(&wf, &point));
-            }
-            windows.push(window);
-        }
+        measured.push(summarise(size, &runs)?);
         progress(&format!("large N = {size} done"));
-        measured.push(point);
+    }
+    assess(workload, series, measured, device_facts)
+}
+
+/// Every variant's predictions of the `large` points from `series`, against what was
+/// measured there: the rows and summaries of a [`Validation`]. Needs no device, so stored
+/// measurements can be assessed again (`harness validate-suite --from`).
+pub fn assess(
+    workload: &dyn Workload,
+    series: Series,
+    large: Vec<SeriesPoint>,
+    device_facts: Option<&DeviceFacts>,
+) -> Result<Validation, WorkloadError> {
+    let mut rows = Vec::new();
+    let mut windows = Vec::new();
+    let mut calibrated_windows = Vec::new();
+    let medians = series.medians();
+    for point in &large {
+        let size = point.size;
+        let f =
+            forecast(&medians, size as f64).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+        rows.extend(rows_for(&f, point));
+        if let Some(d) = device_facts {
+            let (window, wf) = windowed_forecast(workload, &series, d, size);
+            rows.extend(wf.iter().flat_map(|wf| rows_for(wf, point)));
+            windows.push(window);
+            let (window, cf) = calibrated_forecast(workload, &series, d, size);
+            rows.extend(cf.iter().flat_map(|cf| rows_for(cf, point)));
+            calibrated_windows.push(window);
+        }
     }
     let errors = |variant: Variant, total_only: bool| -> Vec<f64> {
         rows.iter()
@@ -366,13 +479,17 @@ pub fn validate(
             .collect()
     };
     let windowed_totals = errors(Variant::Windowed, true);
+    let calibrated_totals = errors(Variant::Calibrated, true);
     Ok(Validation {
         series,
-        large: measured,
+        large,
         total_error: summary(&errors(Variant::Paper, true)),
         all_error: summary(&errors(Variant::Paper, false)),
         windowed_total_error: (!windowed_totals.is_empty()).then(|| summary(&windowed_totals)),
         windows,
+        calibrated_total_error: (!calibrated_totals.is_empty())
+            .then(|| summary(&calibrated_totals)),
+        calibrated_windows,
         rows,
     })
 }
@@ -459,6 +576,8 @@ mod tests {
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
         // 12 bytes per element: past 1 MiB from N = 87 382; doubling from 1024 gives 131 072.
@@ -477,6 +596,8 @@ mod tests {
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
         let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");

@@ -19,6 +19,8 @@ pub struct PhaseMedian {
     pub median_seconds: f64,
     /// Launches (or transfers) per run.
     pub count: u64,
+    /// Bytes moved per run, where known.
+    pub bytes: Option<u64>,
 }
 
 /// One size of a series as the forecast sees it.
@@ -50,17 +52,22 @@ pub enum Variant {
     /// Ours: only the sizes the calibration accepts, launch overhead subtracted before the
     /// fit and added back at the target ([`super::window`]).
     Windowed,
+    /// Ours: the saturated sizes of any memory level, each one's kernel time moved to the
+    /// target's level by the ratio of the calibrated streaming rates, then as `windowed`
+    /// ([`forecast_calibrated`]).
+    Calibrated,
 }
 
 impl Variant {
     /// Every variant, in the order tables show them.
-    pub const ALL: [Variant; 2] = [Variant::Paper, Variant::Windowed];
+    pub const ALL: [Variant; 3] = [Variant::Paper, Variant::Windowed, Variant::Calibrated];
 
     /// The name in files and tables.
     pub fn as_str(self) -> &'static str {
         match self {
             Variant::Paper => "paper",
             Variant::Windowed => "windowed",
+            Variant::Calibrated => "calibrated",
         }
     }
 }
@@ -147,7 +154,7 @@ fn forecast_one(
 
 /// Forecast every phase and the total of `series` at `target` by the paper's method.
 pub fn forecast(series: &SeriesMedians, target: f64) -> Result<Forecast, FitError> {
-    forecast_variant(series, target, None)
+    forecast_variant(series, target, None, Variant::Paper)
 }
 
 /// Whether a phase is a kernel (it pays the launch overhead), not a transfer or host step.
@@ -166,13 +173,84 @@ pub fn forecast_windowed(
 ) -> Result<Forecast, FitError> {
     let mut window = series.clone();
     window.points.retain(|p| accepted.contains(&p.size));
-    forecast_variant(&window, target, Some(launch))
+    forecast_variant(&window, target, Some(launch), Variant::Windowed)
+}
+
+/// How one small size's times move to the target's memory level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelMove {
+    /// The small size.
+    pub size: usize,
+    /// R(W_i): the calibrated streaming rate at its working set, bytes per second (0 where
+    /// the calibration has no sweep; the factor is then 1).
+    pub rate: f64,
+    /// g_i = R(W_i) / R(W_target), for kernel phases.
+    pub factor: f64,
+    /// For each transfer phase (`upload`, `download`): the calibrated seconds per byte of a
+    /// transfer as large as the target's over that of this size's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfer_factors: Vec<(String, f64)>,
+}
+
+/// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
+/// each kernel phase's work (its time less its launches × `launch`) moved to the target's
+/// memory level as a roofline would: the kernel takes the longer of its measured work and the
+/// time its memory traffic takes at the target level's streaming rate:
+///
+/// `e_i = min(1, B_i / (w_i · R(W_i)))`, `w_i = T_i − k_i·L`,
+/// `T'_i = k_i·L + w_i · max(1, e_i · g_i)`, `g_i = R(W_i) / R(W_target)`,
+///
+/// where B_i is the phase's bytes moved (e_i = 0 where the phase does not say: it does not
+/// move, as in `windowed`). A transfer
+/// phase moves by its [`LevelMove::transfer_factors`] (the calibrated transfer sweep's time
+/// per byte at the target's transfer size over that at this size's); host steps do not move.
+/// Then the log-log fit and extrapolation of the windowed variant. A kernel that streams at
+/// its level's rate (e = 1) slows by the rates' ratio; one whose traffic fits in its time
+/// even at the slower rate (e·g ≤ 1: compute- or latency-bound) keeps its time.
+pub fn forecast_calibrated(
+    series: &SeriesMedians,
+    target: f64,
+    moves: &[LevelMove],
+    launch: Seconds,
+) -> Result<Forecast, FitError> {
+    let mut window = series.clone();
+    window.points.retain_mut(|p| {
+        let Some(m) = moves.iter().find(|m| m.size == p.size) else {
+            return false;
+        };
+        let mut moved = 0.0;
+        for ph in p.phases.iter_mut() {
+            if let Some((_, g)) = m.transfer_factors.iter().find(|t| t.0 == ph.name) {
+                let extra = ph.median_seconds * (g - 1.0);
+                moved += extra;
+                ph.median_seconds += extra;
+                continue;
+            }
+            if !is_kernel_phase(&ph.name) {
+                continue;
+            }
+            let offset = ph.count as f64 * launch.0;
+            let work = ph.median_seconds - offset;
+            if work > 0.0 {
+                let share = ph
+                    .bytes
+                    .map_or(0.0, |b| (b as f64 / (work * m.rate)).min(1.0));
+                let extra = work * ((share * m.factor).max(1.0) - 1.0);
+                moved += extra;
+                ph.median_seconds += extra;
+            }
+        }
+        p.total_seconds += moved;
+        true
+    });
+    forecast_variant(&window, target, Some(launch), Variant::Calibrated)
 }
 
 fn forecast_variant(
     series: &SeriesMedians,
     target: f64,
     launch: Option<Seconds>,
+    variant: Variant,
 ) -> Result<Forecast, FitError> {
     let sizes: Vec<f64> = series.points.iter().map(|p| p.size as f64).collect();
     let mut names: Vec<String> = Vec::new();
@@ -266,11 +344,7 @@ fn forecast_variant(
         Err(e) => (None, Some(e.to_string())),
     };
     Ok(Forecast {
-        variant: if launch.is_some() {
-            Variant::Windowed
-        } else {
-            Variant::Paper
-        },
+        variant,
         workload: series.workload.clone(),
         target,
         phases,
@@ -298,12 +372,14 @@ mod tests {
             name: "kernel".into(),
             median_seconds: t,
             count: LAUNCHES,
+            bytes: None,
         }];
         if with_upload {
             phases.push(PhaseMedian {
                 name: "upload".into(),
                 median_seconds: 1e-6,
                 count: 1,
+                bytes: None,
             });
         }
         SizeMedians {
@@ -355,6 +431,117 @@ mod tests {
         let total = w.phases.iter().find(|p| p.name == "total").expect("total");
         assert_eq!(total.fractal.sizes, vec![256.0, 512.0, 1024.0]);
         assert!(forecast_windowed(&s, 8192.0, &[512, 1024], Seconds(LAUNCH)).is_err());
+    }
+
+    #[test]
+    fn the_calibrated_variant_moves_each_size_to_the_targets_level() {
+        // Sizes 64 and 128 ran in a cache twice as fast as the target's level (g = 2); 256
+        // and 512 in the target's level. Moved, every point lies on the target level's curve.
+        let cached = |n: usize| {
+            let mut p = point(n, true);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].median_seconds = LAUNCHES as f64 * LAUNCH + work / 2.0;
+            // More bytes than the level streams in that time: all of the work is streaming.
+            p.phases[0].bytes = Some(1 << 50);
+            p.total_seconds = p.phases[0].median_seconds;
+            p
+        };
+        let s = series(vec![
+            cached(64),
+            cached(128),
+            point(256, false),
+            point(512, false),
+        ]);
+        let moves = |g: f64| {
+            [(64, g), (128, g), (256, 1.0), (512, 1.0)].map(|(size, factor)| LevelMove {
+                size,
+                rate: 1e9,
+                factor,
+                transfer_factors: Vec::new(),
+            })
+        };
+        let target = 4096.0;
+        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        assert_eq!(f.variant, Variant::Calibrated);
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!(
+            (total.fractal.c - 2.0).abs() < 1e-9,
+            "c = {}",
+            total.fractal.c
+        );
+        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() < 1e-9);
+        // The upload is a transfer: not moved (and missing at two sizes, so not fitted).
+        assert_eq!(f.skipped_phases.len(), 1);
+        // Without the factors the same points bend the fit.
+        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
+        // A phase that does not say what it moves is not moved either.
+        let mut silent = s.clone();
+        for p in &mut silent.points {
+            p.phases[0].bytes = None;
+        }
+        let kept =
+            forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        let total = kept
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        let unmoved = wrong
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        assert_eq!(
+            total.fractal.prediction_seconds,
+            unmoved.fractal.prediction_seconds
+        );
+        let total = wrong
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() > 0.1);
+    }
+
+    #[test]
+    fn a_kernel_slows_only_where_its_traffic_outgrows_its_time() {
+        // 1 ms of work (no launches) moving 1 MB at a level rate of 4 GB/s: its traffic takes
+        // 0.25 ms (e = 0.25), 0.5 ms in a level half as fast (g = 2): still within 1 ms.
+        let p = SizeMedians {
+            size: 100,
+            phases: vec![PhaseMedian {
+                name: "k".into(),
+                median_seconds: 1e-3,
+                count: 1,
+                bytes: Some(1_000_000),
+            }],
+            total_seconds: 1e-3,
+        };
+        let s = series(vec![
+            p.clone(),
+            SizeMedians {
+                size: 200,
+                ..p.clone()
+            },
+            SizeMedians { size: 400, ..p },
+        ]);
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 4e9,
+            factor: 2.0,
+            transfer_factors: Vec::new(),
+        });
+        let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!((total.fractal.prediction_seconds - 1e-3).abs() < 1e-12);
+        // Moving 3 MB (e = 0.75): 1.5 ms of traffic at the target's level.
+        let mut heavy = s.clone();
+        for p in &mut heavy.points {
+            p.phases[0].bytes = Some(3_000_000);
+        }
+        let f = forecast_calibrated(&heavy, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!((total.fractal.prediction_seconds - 1.5e-3).abs() < 1e-12);
     }
 
     #[test]

@@ -28,6 +28,12 @@ pub struct DeviceFacts {
     /// Memory levels from the latency sweep, smallest first: name and the largest working
     /// set, bytes, measured on its plateau (the last level is device memory, unbounded).
     pub levels: Vec<(String, u64)>,
+    /// The streaming-bandwidth sweep's points (copy and triad pooled): working set, bytes,
+    /// and bytes per second; empty where the calibration has no sweep.
+    pub streaming: Vec<(u64, f64)>,
+    /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
+    /// transfer and its median seconds, ascending; empty where not measured.
+    pub transfers: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl DeviceFacts {
@@ -39,6 +45,63 @@ impl DeviceFacts {
             .enumerate()
             .find(|(i, (_, top))| *i + 1 == count || bytes <= *top)
             .map_or_else(|| "memory".to_string(), |(_, (name, _))| name.clone())
+    }
+
+    /// Seconds per byte of one `phase` transfer (`upload` or `download`) of `bytes`: log-log
+    /// interpolation in the calibration's transfer sweep, the end's value beyond it; `None`
+    /// without one.
+    pub fn transfer_seconds_per_byte(&self, phase: &str, bytes: f64) -> Option<f64> {
+        let (_, points) = self.transfers.iter().find(|(name, _)| name == phase)?;
+        let per_byte: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+            .map(|&(b, s)| (b.ln(), (s / b).ln()))
+            .collect();
+        let (first, last) = (per_byte.first()?, per_byte.last()?);
+        let x = bytes.max(1.0).ln().clamp(first.0, last.0);
+        let y = per_byte
+            .windows(2)
+            .find(|w| x <= w[1].0)
+            .map_or(last.1, |w| {
+                let f = if w[1].0 > w[0].0 {
+                    (x - w[0].0) / (w[1].0 - w[0].0)
+                } else {
+                    0.0
+                };
+                w[0].1 + f * (w[1].1 - w[0].1)
+            });
+        Some(y.exp())
+    }
+
+    /// The streaming rate R(W), bytes per second, the device sustains with a working set of
+    /// `bytes` (docs/models.md §2.4). Each swept size s gets the median of the sweep's points
+    /// within a factor of two of it, so one disturbed sample does not move it; R(W) is the
+    /// largest of those at W or any larger swept size, because a larger working set never
+    /// streams faster: a dip at a small size (launch costs dominating a short sample) must not
+    /// make its level look slow. Beyond the sweep's ends the end's value; `None` without a
+    /// sweep.
+    pub fn streaming_rate(&self, bytes: u64) -> Option<f64> {
+        let mut sizes: Vec<u64> = self.streaming.iter().map(|p| p.0).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let hi = *sizes.last()?;
+        let at = bytes.min(hi);
+        let local = |s: u64| {
+            let s = s as f64;
+            let mut near: Vec<f64> = self
+                .streaming
+                .iter()
+                .filter(|p| (p.0 as f64) >= s / 2.0 && (p.0 as f64) <= s * 2.0 && p.1 > 0.0)
+                .map(|p| p.1)
+                .collect();
+            near.sort_by(f64::total_cmp);
+            (!near.is_empty()).then(|| crate::fit::stats::median_of_sorted(&near))
+        };
+        sizes
+            .iter()
+            .filter(|&&s| s >= at)
+            .filter_map(|&s| local(s))
+            .reduce(f64::max)
     }
 }
 
@@ -92,6 +155,8 @@ pub struct WindowChoice {
 ///     executors: 1000.0,
 ///     launch_seconds: Seconds(5e-6),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
+///     streaming: Vec::new(),
+///     transfers: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -111,6 +176,25 @@ pub fn choose_window(
     points: &[SizeFacts],
     target_bytes: u64,
     device: &DeviceFacts,
+) -> WindowChoice {
+    apply_rules(points, target_bytes, device, true)
+}
+
+/// Rules 1 and 2 and the flagged sizes, not rule 3: the window of the `calibrated` variant,
+/// which moves each size to the target's memory level itself ([`super::calibrated`]).
+pub fn choose_window_any_level(
+    points: &[SizeFacts],
+    target_bytes: u64,
+    device: &DeviceFacts,
+) -> WindowChoice {
+    apply_rules(points, target_bytes, device, false)
+}
+
+fn apply_rules(
+    points: &[SizeFacts],
+    target_bytes: u64,
+    device: &DeviceFacts,
+    same_level: bool,
 ) -> WindowChoice {
     let target_level = device.level_of(target_bytes);
     let mut accepted = Vec::new();
@@ -144,7 +228,7 @@ pub fn choose_window(
             ));
         }
         let level = device.level_of(p.working_set_bytes);
-        if level != target_level {
+        if same_level && level != target_level {
             reasons.push(format!(
                 "its working set ({}) lives in {level}, the target's ({}) in {target_level}",
                 bytes_text(p.working_set_bytes),
@@ -196,6 +280,8 @@ mod tests {
                 ("L2".into(), 1 << 20),
                 ("memory".into(), 1 << 30),
             ],
+            streaming: Vec::new(),
+            transfers: Vec::new(),
         }
     }
 
@@ -270,11 +356,49 @@ mod tests {
     }
 
     #[test]
+    fn the_streaming_rate_ignores_one_outlier_and_never_rises_with_the_working_set() {
+        let kib = |k: u64| k << 10;
+        let d = DeviceFacts {
+            // Two kernels: 80 GB/s in cache with one dip (launch costs at 256 KiB), 40 GB/s
+            // from 32 MiB, one wild sample at 8 MiB.
+            streaming: [
+                (kib(128), 80e9, 80e9),
+                (kib(256), 14e9, 78e9),
+                (kib(512), 79e9, 81e9),
+                (kib(8192), 150e9, 75e9),
+                (kib(16384), 72e9, 70e9),
+                (kib(32768), 41e9, 40e9),
+                (kib(65536), 40e9, 39e9),
+            ]
+            .iter()
+            .flat_map(|&(w, a, b)| [(w, a), (w, b)])
+            .collect(),
+            ..device()
+        };
+        let at = |w: u64| d.streaming_rate(w).expect("a sweep") / 1e9;
+        assert!((at(kib(256)) - 79.0).abs() < 1.5, "{}", at(kib(256)));
+        assert!(at(kib(8192)) < 80.0, "{}", at(kib(8192)));
+        assert!((at(kib(65536)) - 40.0).abs() < 1.0, "{}", at(kib(65536)));
+        // Beyond the sweep: its last value; before it: the envelope's.
+        assert_eq!(at(1 << 40), at(kib(65536)));
+        assert!(at(1) >= at(kib(128)));
+        let mut last = f64::INFINITY;
+        for k in 7..17 {
+            let r = at(kib(1 << k));
+            assert!(r <= last, "rises at {} KiB", 1 << k);
+            last = r;
+        }
+        assert_eq!(device().streaming_rate(1 << 20), None);
+    }
+
+    #[test]
     fn a_flagged_size_is_rejected_with_its_reason() {
         let device = DeviceFacts {
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],
+            streaming: Vec::new(),
+            transfers: Vec::new(),
         };
         let spike = SizeFacts {
             anomaly: Some("N = 64: 4.1× the time per unit of work of N = 56 and 72".into()),

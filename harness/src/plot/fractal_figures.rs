@@ -206,7 +206,8 @@ pub fn polynomial_vs_fractal_figure(
 
 /// Predicted (x) against measured (y) time of the run's total, log-log, written as
 /// `<dir>/<name>.{svg,png,csv}`: one series per workload and variant (`workload[-layout]
-/// (paper)` and `(windowed)`; validations of the same label are merged) from the `total` rows
+/// (paper)`, `(windowed)`, `(calibrated)`; validations of the same label are merged) from the
+/// `total` rows
 /// of each [`Validation`], with the lines y = x and y = 0.9x, y = 1.1x
 /// (±10 %) across the decades that the data span.
 ///
@@ -219,7 +220,7 @@ pub fn parity_figure(
     let title = "Fractal prediction vs measurement (run total)".to_string();
     let mut groups: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for v in validations {
-        for variant in [PAPER, WINDOWED] {
+        for variant in Variant::ALL {
             let label = format!("{} ({variant})", workload_label(&v.series));
             let points = v
                 .rows
@@ -277,9 +278,10 @@ pub fn parity_figure(
 
 /// Bars of the fractal prediction's absolute percentage error of the run's total, written as
 /// `<dir>/<name>.{svg,png,csv}` by [`save_bars`]: per validation one group for the paper
-/// variant and, where it ran, one for the windowed variant (labelled
+/// variant and, where they ran, one each for the windowed and calibrated variants (labelled
 /// `workload[-layout] (variant)`), two bars each, the median and the maximum of
-/// [`Validation::total_error`] and [`Validation::windowed_total_error`].
+/// [`Validation::total_error`], [`Validation::windowed_total_error`] and
+/// [`Validation::calibrated_total_error`].
 ///
 /// Errors ([`PlotError::Data`]) when `validations` is empty or one has no total error (no
 /// paper-variant `total` row), naming the workload.
@@ -311,6 +313,16 @@ pub fn error_bars_figure(
             .filter(|w| w.median.is_finite() && w.max.is_finite())
         {
             groups.push((format!("{label} ({WINDOWED})"), vec![w.median, w.max]));
+        }
+        if let Some(c) = v
+            .calibrated_total_error
+            .as_ref()
+            .filter(|c| c.median.is_finite() && c.max.is_finite())
+        {
+            groups.push((
+                format!("{label} ({})", Variant::Calibrated),
+                vec![c.median, c.max],
+            ));
         }
     }
     let figure = BarFigure {
@@ -496,6 +508,7 @@ mod tests {
             count: 1,
             min_seconds: None,
             samples,
+            bytes: None,
         }
     }
 
@@ -589,6 +602,8 @@ mod tests {
             all_error: stats(&total_errors),
             windowed_total_error: None,
             windows: Vec::new(),
+            calibrated_total_error: None,
+            calibrated_windows: Vec::new(),
             rows,
         }
     }

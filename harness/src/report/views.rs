@@ -109,7 +109,8 @@ pub fn calibration_summary(c: &Calibration) -> String {
     out.push_str(&g.render());
     out.push_str(&format!(
         "\nexecutors: attributes {}, knee {}\nops: add {} ns, FMA {} ns, FMA throughput {} Gop/s\n\
-         launch overhead: {} ns device, {} ns wall\n",
+         launch overhead: {} ns device (one work item), {} ns wall; back to back: {} ns per \
+         launch (what predictions use) + {} ns per work item\n",
         opt(c.executors.from_attributes),
         opt(c.executors.from_knee.map(|k| sig(k, 4))),
         sig(c.ops.add_latency_ns, 4),
@@ -117,6 +118,16 @@ pub fn calibration_summary(c: &Calibration) -> String {
         sig(c.ops.fma_ops_per_second * 1e-9, 4),
         sig(c.launch_overhead.device_ns, 4),
         sig(c.launch_overhead.wall_ns, 4),
+        opt(c
+            .launch_overhead
+            .sequence
+            .as_ref()
+            .map(|s| sig(s.fixed_ns, 4))),
+        opt(c
+            .launch_overhead
+            .sequence
+            .as_ref()
+            .map(|s| sig(s.per_item_ns, 3))),
     ));
     for tr in &c.transfers {
         out.push_str(&format!(

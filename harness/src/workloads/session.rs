@@ -89,6 +89,9 @@ impl<'d> Session<'d> {
     /// `count` floats read back, recorded as the `download` phase.
     pub fn download_f32(&mut self, buf: &Buffer, count: usize) -> Result<Vec<f32>, WorkloadError> {
         let mut bytes = vec![0u8; count * 4];
+        // The host array a program reads into already exists: its pages are not the
+        // download's cost.
+        crate::backend::touch_pages(&mut bytes);
         let t = self.device.download(buf, &mut bytes)?;
         self.phases
             .add_moving("download", t, Some(bytes.len() as u64));

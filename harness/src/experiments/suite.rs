@@ -1,0 +1,489 @@
+//! The whole fractal-prediction validation in one run (docs/models.md §2.5): every built-in
+//! workload (and any spec given) predicted at 4–8× its small sizes, with the small sizes and
+//! the target chosen from the device's calibration, and one table of every variant's error.
+//!
+//! The target of each case is the smallest size whose working set is at least
+//! [`MEMORY_MARGIN`] × the largest cache the calibration knows (measured or reported by the
+//! system), so every prediction crosses into device memory; the small sizes are
+//! [`auto_small_sizes`] at 4–8× below it.
+
+use serde::{Deserialize, Serialize};
+
+use super::series::RepeatPlan;
+use super::validate::{auto_small_sizes, summary, validate, ErrorSummary, Validation};
+use crate::backend::{Device, DeviceInfo};
+use crate::calibration::Calibration;
+use crate::export::{json, ExportError, Exportable, Table};
+use crate::fit::forecast::Variant;
+use crate::fit::window::DeviceFacts;
+use crate::workloads::{Workload, WorkloadError};
+
+/// How many times the largest cache a target's working set is, at least.
+pub const MEMORY_MARGIN: u64 = 2;
+
+/// Small sizes per case.
+pub const SMALL_SIZES: usize = 5;
+
+/// The least time a run of the smallest small size should take, seconds: a run of a
+/// fraction of a millisecond is mostly scheduling noise on a shared machine.
+pub const MIN_SMALL_RUN_SECONDS: f64 = 0.02;
+
+/// The most a run of the target should be expected to take, seconds (the suite's budget).
+pub const MAX_TARGET_RUN_SECONDS: f64 = 2.0;
+
+/// One case to run: a workload, its target and its small sizes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteCase {
+    /// The workload's name (or spec path).
+    pub workload: String,
+    /// Its layout, where it has two.
+    pub layout: Option<String>,
+    /// The size predicted and measured.
+    pub target: usize,
+    /// The small sizes the fits use.
+    pub small: Vec<usize>,
+    /// Iterations per run ([`choose_iterations`]).
+    pub iterations: usize,
+    /// What the size choice noticed (levels crossed, unsaturated sizes).
+    pub notes: Vec<String>,
+}
+
+impl SuiteCase {
+    /// `workload[-layout]`.
+    pub fn name(&self) -> String {
+        match &self.layout {
+            Some(l) => format!("{}-{l}", self.workload),
+            None => self.workload.clone(),
+        }
+    }
+}
+
+/// The largest cache the calibration knows, bytes: the last measured level below memory or
+/// the largest cache the system reports, whichever is larger.
+pub fn largest_cache_bytes(calibration: &Calibration) -> u64 {
+    let measured = calibration
+        .read_latency
+        .levels
+        .iter()
+        .filter(|l| l.level != "memory")
+        .map(|l| l.working_set_bytes[1] as u64)
+        .max()
+        .unwrap_or(0);
+    let reported = calibration
+        .reported_caches
+        .iter()
+        .map(|c| c.bytes)
+        .max()
+        .unwrap_or(0);
+    measured.max(reported)
+}
+
+/// The smallest size whose working set is at least `floor_bytes`, rounded up to a multiple
+/// of 8 that is not a power of two on grids (where powers of two meet cache-set conflicts);
+/// on 1-D arrays the next power of two.
+pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
+    let (mut lo, mut hi) = (16usize, 32usize);
+    while workload.bytes_needed(hi) < floor_bytes {
+        lo = hi;
+        hi = hi.saturating_mul(2);
+        if hi == usize::MAX {
+            return hi;
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if workload.bytes_needed(mid) >= floor_bytes {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let grows = workload.bytes_needed(2 * hi) as f64 / workload.bytes_needed(hi).max(1) as f64;
+    if grows < 2.5 {
+        return hi.next_power_of_two();
+    }
+    let size = hi.div_ceil(8) * 8;
+    if size.is_power_of_two() {
+        size + size / 16
+    } else {
+        size
+    }
+}
+
+/// The case for `workload`: its target above the largest cache, its small sizes below.
+pub fn plan_case(
+    name: &str,
+    layout: Option<String>,
+    workload: &dyn Workload,
+    calibration: &Calibration,
+    facts: &DeviceFacts,
+) -> Result<SuiteCase, WorkloadError> {
+    let floor = largest_cache_bytes(calibration).max(1 << 20) * MEMORY_MARGIN;
+    let target = target_size(workload, floor);
+    let (small, notes) = auto_small_sizes(workload, facts, target, SMALL_SIZES)?;
+    Ok(SuiteCase {
+        workload: name.to_string(),
+        layout,
+        target,
+        small,
+        iterations: 0,
+        notes,
+    })
+}
+
+/// Iterations per run for `case`: at least `least`; more where the smallest small size would
+/// run under [`MIN_SMALL_RUN_SECONDS`], as long as the target's run, estimated from one probe
+/// run of the smallest size as proportional to the working set, stays under
+/// [`MAX_TARGET_RUN_SECONDS`]. Returns the count and a note where the budget limited it.
+pub fn choose_iterations(
+    case: &SuiteCase,
+    workload: &dyn Workload,
+    device: &dyn Device,
+    least: usize,
+) -> Result<(usize, Option<String>), WorkloadError> {
+    let least = least.max(1);
+    let smallest = *case
+        .small
+        .first()
+        .ok_or_else(|| WorkloadError::Invalid("a case needs small sizes".into()))?;
+    let probe = workload.run(device, smallest, least, false)?;
+    let per_iteration = probe.total_seconds / least as f64;
+    if per_iteration.is_nan() || per_iteration <= 0.0 {
+        return Ok((least, None));
+    }
+    let needed = (MIN_SMALL_RUN_SECONDS / per_iteration).ceil() as usize;
+    let growth =
+        workload.bytes_needed(case.target) as f64 / workload.bytes_needed(smallest).max(1) as f64;
+    let allowed = (MAX_TARGET_RUN_SECONDS / (per_iteration * growth)).floor() as usize;
+    let iterations = needed.min(allowed).max(least);
+    let note = (needed > iterations).then(|| {
+        format!(
+            "{iterations} iterations: N = {smallest} runs {:.1} ms, under the {:.0} ms aimed for, because the target's runs would pass {MAX_TARGET_RUN_SECONDS} s",
+            per_iteration * iterations as f64 * 1e3,
+            MIN_SMALL_RUN_SECONDS * 1e3
+        )
+    });
+    Ok((iterations, note))
+}
+
+/// Run one case: its small series, then its target, `case.iterations` per run.
+pub fn run_case(
+    case: &SuiteCase,
+    workload: &dyn Workload,
+    device: &dyn Device,
+    facts: &DeviceFacts,
+    plan: RepeatPlan,
+    progress: impl FnMut(&str),
+) -> Result<Validation, WorkloadError> {
+    validate(
+        workload,
+        case.layout.clone(),
+        device,
+        Some(facts),
+        &case.small,
+        &[case.target],
+        case.iterations.max(1),
+        plan,
+        progress,
+    )
+}
+
+/// One variant's prediction of one case's total.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CasePrediction {
+    /// The recipe.
+    pub variant: Variant,
+    /// Predicted seconds.
+    pub predicted_seconds: f64,
+    /// 95 % prediction interval.
+    pub interval: Option<[f64; 2]>,
+    /// |predicted − measured| / measured × 100.
+    pub abs_percent_error: f64,
+    /// Whether the interval holds the measured median.
+    pub interval_holds: Option<bool>,
+}
+
+/// One case's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// `workload[-layout]`.
+    pub case: String,
+    /// The size predicted.
+    pub size: usize,
+    /// The small sizes fitted.
+    pub small: Vec<usize>,
+    /// Iterations per run.
+    pub iterations: usize,
+    /// Measured median total, seconds.
+    pub measured_seconds: f64,
+    /// One per variant that made a prediction, in [`Variant::ALL`]'s order.
+    pub predictions: Vec<CasePrediction>,
+    /// Why a variant made none, and what the choice of sizes noticed.
+    pub notes: Vec<String>,
+}
+
+/// One variant over the whole suite.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VariantSummary {
+    /// The recipe.
+    pub variant: Variant,
+    /// Cases it predicted, of all cases.
+    pub predicted: usize,
+    /// Cases in the suite.
+    pub cases: usize,
+    /// Errors over the cases it predicted, percent.
+    pub error: ErrorSummary,
+    /// Share of its intervals that hold the measured value.
+    pub interval_holds: f64,
+    /// Share of its intervals no wider than 2× (high ÷ low).
+    pub interval_within_2x: f64,
+}
+
+/// The suite's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Suite {
+    /// The device.
+    pub device: DeviceInfo,
+    /// Every case.
+    pub cases: Vec<CaseResult>,
+    /// Per variant.
+    pub summary: Vec<VariantSummary>,
+}
+
+impl Suite {
+    /// The suite's table from each case's validation (the `total` rows).
+    pub fn from_validations(device: DeviceInfo, validations: &[(SuiteCase, Validation)]) -> Self {
+        let cases: Vec<CaseResult> = validations
+            .iter()
+            .map(|(case, v)| {
+                let measured = v.large.first().map_or(f64::NAN, |p| p.total.median_seconds);
+                let predictions = Variant::ALL
+                    .iter()
+                    .filter_map(|&variant| {
+                        let r = v
+                            .rows
+                            .iter()
+                            .find(|r| r.variant == variant && r.phase == "total")?;
+                        Some(CasePrediction {
+                            variant,
+                            predicted_seconds: r.predicted_seconds,
+                            interval: r.interval,
+                            abs_percent_error: r.abs_percent_error,
+                            interval_holds: r.interval.map(|[lo, hi]| {
+                                lo <= r.measured_seconds && r.measured_seconds <= hi
+                            }),
+                        })
+                    })
+                    .collect();
+                let mut notes = case.notes.clone();
+                for (label, windows) in [
+                    (Variant::Windowed, &v.windows),
+                    (Variant::Calibrated, &v.calibrated_windows),
+                ] {
+                    notes.extend(
+                        windows
+                            .iter()
+                            .filter_map(|w| w.note.as_ref())
+                            .map(|n| format!("{label}: {n}")),
+                    );
+                }
+                CaseResult {
+                    case: case.name(),
+                    size: case.target,
+                    small: v.series.points.iter().map(|p| p.size).collect(),
+                    iterations: v.series.iterations,
+                    measured_seconds: measured,
+                    predictions,
+                    notes,
+                }
+            })
+            .collect();
+        let summary = Variant::ALL
+            .iter()
+            .map(|&variant| {
+                let made: Vec<&CasePrediction> = cases
+                    .iter()
+                    .flat_map(|c| c.predictions.iter().filter(|p| p.variant == variant))
+                    .collect();
+                let errors: Vec<f64> = made.iter().map(|p| p.abs_percent_error).collect();
+                let intervals: Vec<[f64; 2]> = made.iter().filter_map(|p| p.interval).collect();
+                let share = |count: usize| {
+                    if intervals.is_empty() {
+                        f64::NAN
+                    } else {
+                        count as f64 / intervals.len() as f64
+                    }
+                };
+                VariantSummary {
+                    variant,
+                    predicted: made.len(),
+                    cases: cases.len(),
+                    error: summary(&errors),
+                    interval_holds: share(
+                        made.iter()
+                            .filter(|p| p.interval_holds == Some(true))
+                            .count(),
+                    ),
+                    interval_within_2x: share(
+                        intervals.iter().filter(|[lo, hi]| *hi <= 2.0 * *lo).count(),
+                    ),
+                }
+            })
+            .collect();
+        Suite {
+            device,
+            cases,
+            summary,
+        }
+    }
+
+    /// The per-variant summary as a table: predicted cases, median and max error, interval
+    /// coverage.
+    pub fn summary_table(&self) -> Table {
+        let mut t = Table::new([
+            "variant",
+            "predicted",
+            "median_err_pct",
+            "max_err_pct",
+            "interval_holds_pct",
+            "interval_within_2x_pct",
+        ]);
+        for s in &self.summary {
+            t.row([
+                s.variant.to_string(),
+                format!("{}/{}", s.predicted, s.cases),
+                pct(s.error.median),
+                pct(s.error.max),
+                pct(100.0 * s.interval_holds),
+                pct(100.0 * s.interval_within_2x),
+            ]);
+        }
+        t
+    }
+
+    /// One row per case: measured, and each variant's prediction with its error.
+    pub fn wide_table(&self) -> Table {
+        let mut header = vec![
+            "case".to_string(),
+            "N".into(),
+            "iters".into(),
+            "measured_s".into(),
+        ];
+        for v in Variant::ALL {
+            header.push(format!("{v}_s"));
+            header.push(format!("{v}_err_pct"));
+        }
+        let mut t = Table::new(header);
+        for c in &self.cases {
+            let mut row = vec![
+                c.case.clone(),
+                c.size.to_string(),
+                c.iterations.to_string(),
+                crate::export::table::sig(c.measured_seconds, 4),
+            ];
+            for v in Variant::ALL {
+                match c.predictions.iter().find(|p| p.variant == v) {
+                    Some(p) => {
+                        let holds = if p.interval_holds == Some(true) {
+                            ""
+                        } else {
+                            "*"
+                        };
+                        row.push(crate::export::table::sig(p.predicted_seconds, 4));
+                        row.push(format!("{}{holds}", pct(p.abs_percent_error)));
+                    }
+                    None => {
+                        row.push("-".into());
+                        row.push("-".into());
+                    }
+                }
+            }
+            t.row(row);
+        }
+        t
+    }
+}
+
+fn pct(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.1}")
+    } else {
+        "-".into()
+    }
+}
+
+impl Exportable for Suite {
+    fn kind(&self) -> &'static str {
+        "validation suite"
+    }
+
+    fn to_json(&self) -> Result<String, ExportError> {
+        json::to_json(self)
+    }
+
+    /// One row per case and variant.
+    fn table(&self) -> Table {
+        let mut t = Table::new([
+            "case",
+            "size",
+            "measured_s",
+            "variant",
+            "predicted_s",
+            "pi_low_s",
+            "pi_high_s",
+            "abs_percent_error",
+            "interval_holds",
+        ]);
+        for c in &self.cases {
+            for p in &c.predictions {
+                let (lo, hi) = p.interval.map_or((String::new(), String::new()), |i| {
+                    (i[0].to_string(), i[1].to_string())
+                });
+                t.row([
+                    c.case.clone(),
+                    c.size.to_string(),
+                    c.measured_seconds.to_string(),
+                    p.variant.to_string(),
+                    p.predicted_seconds.to_string(),
+                    lo,
+                    hi,
+                    p.abs_percent_error.to_string(),
+                    p.interval_holds.map_or(String::new(), |h| h.to_string()),
+                ]);
+            }
+        }
+        t
+    }
+
+    /// The wide table, then the summary.
+    fn to_markdown(&self) -> String {
+        format!(
+            "{}\n{}",
+            crate::export::markdown::table_to_markdown(&self.wide_table()),
+            crate::export::markdown::table_to_markdown(&self.summary_table())
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::registry::lookup;
+
+    #[test]
+    fn targets_leave_the_largest_cache_and_avoid_powers_of_two_on_grids() {
+        let floor = 64 << 20;
+        let vadd = lookup("vadd", None).expect("vadd");
+        let n = target_size(vadd.as_ref(), floor);
+        assert!(n.is_power_of_two() && vadd.bytes_needed(n) >= floor);
+        assert!(vadd.bytes_needed(n / 2) < floor);
+        for name in ["jacobi2d", "adi", "lu-ssor"] {
+            let w = lookup(name, None).expect("workload");
+            let n = target_size(w.as_ref(), floor);
+            assert!(w.bytes_needed(n) >= floor, "{name}: {n}");
+            assert!(!n.is_power_of_two() && n.is_multiple_of(8), "{name}: {n}");
+            // Not far above the floor.
+            assert!(w.bytes_needed(n) < floor + floor / 3, "{name}: {n}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `harness validate-suite`: the plan, a real (small) run on the host, and the reassessment of
+//! its stored cases without a device.
+
+mod common;
+
+use common::{harness, one_error_line};
+
+fn fixture() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/calibration-host.json"
+    )
+    .to_string()
+}
+
+#[test]
+fn the_plan_puts_every_target_past_the_largest_cache() {
+    let out = harness()
+        .args([
+            "validate-suite",
+            "--device",
+            "host",
+            "--calibration",
+            &fixture(),
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for name in harness::workloads::registry::names() {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(name) && l.contains("N = ")),
+            "{name} missing: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn without_a_calibration_it_says_how_to_get_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["validate-suite", "--device", "host"])
+        .output()
+        .unwrap();
+    assert!(one_error_line(&out).contains("harness calibrate"));
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["validate-suite", "--from", "nowhere"])
+        .output()
+        .unwrap();
+    assert!(one_error_line(&out).contains("nowhere"));
+}
+
+#[test]
+fn a_suite_runs_writes_each_case_and_reassesses_the_same_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "validate-suite",
+            "--workloads",
+            "vadd",
+            "--device",
+            "host",
+            "--calibration",
+            &fixture(),
+            "--repeat",
+            "3",
+            "--max-repeat",
+            "3",
+            "--output-dir",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    for variant in ["paper", "windowed", "calibrated"] {
+        assert!(
+            table.lines().any(|l| l.starts_with(variant)),
+            "{variant}: {table}"
+        );
+    }
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let stem = files
+        .iter()
+        .find(|f| f.ends_with(".suite.json"))
+        .expect("suite json")
+        .trim_end_matches(".json")
+        .to_string();
+    for ext in ["csv", "md"] {
+        assert!(files.contains(&format!("{stem}.{ext}")), "{files:?}");
+    }
+    let first: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out").join(format!("{stem}.json"))).unwrap(),
+    )
+    .unwrap();
+    let cases = first["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 1);
+    // Every variant that predicted reports its error against the one measured total.
+    let measured = cases[0]["measured_seconds"].as_f64().unwrap();
+    assert!(measured > 0.0);
+    for p in cases[0]["predictions"].as_array().unwrap() {
+        let predicted = p["predicted_seconds"].as_f64().unwrap();
+        let error = p["abs_percent_error"].as_f64().unwrap();
+        assert!((error - (predicted - measured).abs() / measured * 100.0).abs() < 1e-6);
+    }
+    // The case's validation is kept, and assessed again without a device it gives the
+    // same numbers.
+    let again = harness()
+        .current_dir(dir.path())
+        .args([
+            "validate-suite",
+            "--from",
+            &format!("out/{stem}"),
+            "--calibration",
+            &fixture(),
+            "--output-dir",
+            "again",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let second: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("again").join(format!("{stem}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        first["cases"][0]["predictions"],
+        second["cases"][0]["predictions"]
+    );
+    assert_eq!(first["summary"], second["summary"]);
+}
