@@ -30,7 +30,9 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "FILE")]
     calibration: Option<PathBuf>,
     /// Assess the validations stored in this folder again (no device needed): every
-    /// `*.validate.*.json` in it, with the current predictions and the calibration.
+    /// `*.validate.*.json` in it, with the current predictions and the calibration. The
+    /// cases, their measurements unchanged and their predictions new, are written under
+    /// <output-dir>/<device>.suite/ beside the summary.
     #[arg(long, value_name = "DIR")]
     from: Option<PathBuf>,
     /// Print the plan (targets and small sizes) and stop.
@@ -204,6 +206,10 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
             iterations: v.series.iterations,
             notes: Vec::new(),
         };
+        // The measurements with the current predictions, beside the new summary.
+        let cases = output_dir.join(format!("{}.suite", info.slug()));
+        std::fs::create_dir_all(&cases).with_context(|| format!("creating {}", cases.display()))?;
+        write_results(&cases.join(v.file_stem()), &[Format::Json], &v)?;
         device.get_or_insert(info);
         done.push((case, v));
     }

@@ -458,7 +458,7 @@ impl Exportable for Suite {
     /// The wide table, then the summary.
     fn to_markdown(&self) -> String {
         format!(
-            "{}\n{}",
+            "{}\n`*`: the 95 % prediction interval misses the measured value.\n\n{}",
             crate::export::markdown::table_to_markdown(&self.wide_table()),
             crate::export::markdown::table_to_markdown(&self.summary_table())
         )

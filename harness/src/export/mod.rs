@@ -165,7 +165,7 @@ impl Exporter for CsvExporter {
     }
 
     fn serialize(&self, result: &dyn Exportable) -> Result<String, ExportError> {
-        Ok(csv::table_to_csv(&result.table()))
+        Ok(result.to_csv())
     }
 }
 
@@ -178,7 +178,7 @@ impl Exporter for MarkdownExporter {
     }
 
     fn serialize(&self, result: &dyn Exportable) -> Result<String, ExportError> {
-        Ok(markdown::table_to_markdown(&result.table()))
+        Ok(result.to_markdown())
     }
 }
 
