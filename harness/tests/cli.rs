@@ -369,3 +369,45 @@ fn auto_small_sizes_need_a_calibration() {
         .unwrap();
     assert!(one_error_line(&out).contains("`auto` is not a size"));
 }
+
+#[test]
+fn a_series_takes_its_sizes_from_the_calibration() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/calibration-host.json"
+    );
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["series", "vadd", "--sizes", "auto", "--device", "host"])
+        .output()
+        .unwrap();
+    assert!(one_error_line(&out).contains("--target"));
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "series",
+            "vadd",
+            "--sizes",
+            "auto",
+            "--target",
+            "2^16",
+            "--device",
+            "host",
+            "--calibration",
+            fixture,
+            "--iters",
+            "1",
+            "--repeat",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // 4–8× below 2^16: from 2^13 to 2^14.
+    assert!(
+        stderr.contains("sizes from the calibration: [8192,") && stderr.contains("16384]"),
+        "{stderr}"
+    );
+}

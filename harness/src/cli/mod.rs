@@ -155,9 +155,18 @@ enum Command {
     Series {
         /// The workload's name.
         workload: String,
-        /// Sizes: integers or 2^k, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true, value_parser = maxplus::parse_size)]
-        sizes: Vec<usize>,
+        /// Sizes: integers or 2^k, comma-separated; or `auto` with --target: five sizes from
+        /// the device's calibration at 4–8× below the target (the device saturated, no powers
+        /// of two on grids; sizes in another memory level than the target's are reported).
+        #[arg(long, value_delimiter = ',', required = true)]
+        sizes: Vec<String>,
+        /// The size the series is meant to predict, for `--sizes auto`: an integer or 2^k.
+        #[arg(long, value_parser = maxplus::parse_size)]
+        target: Option<usize>,
+        /// The device's calibration, for `--sizes auto` (default: the device's file under
+        /// --output-dir).
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
         #[command(flatten)]
         runs: SeriesOptions,
         /// Also write the series in these formats beside the JSON and CSV (comma-separated):
@@ -377,9 +386,11 @@ pub fn run() -> Result<()> {
         Command::Series {
             workload,
             sizes,
+            target,
+            calibration,
             runs,
             format,
-        } => series_command(&workload, &sizes, &runs, &format),
+        } => series_command(&workload, &sizes, target, calibration, &runs, &format),
         Command::ExportExtrap { series, output } => export_extrap(&series, output.as_deref()),
     }
 }
@@ -555,7 +566,9 @@ fn run_command(
 
 fn series_command(
     name: &str,
-    sizes: &[usize],
+    sizes: &[String],
+    target: Option<usize>,
+    calibration: Option<PathBuf>,
     runs: &SeriesOptions,
     formats: &[Format],
 ) -> Result<()> {
@@ -565,6 +578,18 @@ fn series_command(
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
+    let facts = || -> Result<harness::fit::window::DeviceFacts> {
+        match calibration_path(calibration.as_deref(), output_dir, device.info()) {
+            Some(path) => Ok(harness::calibration::model_parameters::window_facts(
+                &Calibration::load(&path)?,
+            )),
+            None => bail!(
+                "--sizes auto needs the device's calibration: {} does not exist (run `harness calibrate` or give --calibration)",
+                default_path(output_dir, device.info()).display()
+            ),
+        }
+    };
+    let sizes = &small_sizes(sizes, workload.as_ref(), target, facts)?;
     eprintln!(
         "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {}–{} runs each (to ±{} %)",
         device.info().name,
@@ -587,6 +612,32 @@ fn series_command(
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
     write_and_say(&series.stem(output_dir), formats, &series)
+}
+
+/// Sizes from the command line: integers or 2^k, or `auto`: five sizes at 4–8× below
+/// `target` from the device's calibration (`facts`, asked for only then), with the notes on
+/// standard error.
+fn small_sizes(
+    spec: &[String],
+    workload: &dyn harness::workloads::Workload,
+    target: Option<usize>,
+    facts: impl FnOnce() -> Result<harness::fit::window::DeviceFacts>,
+) -> Result<Vec<usize>> {
+    if spec != ["auto"] {
+        return spec
+            .iter()
+            .map(|s| maxplus::parse_size(s).map_err(anyhow::Error::msg))
+            .collect();
+    }
+    let Some(target) = target else {
+        bail!("`auto` sizes need the size to predict: give --target N");
+    };
+    let (sizes, notes) = auto_small_sizes(workload, &facts()?, target, 5)?;
+    eprintln!("sizes from the calibration: {sizes:?}");
+    for note in notes {
+        eprintln!("note: {note}");
+    }
+    Ok(sizes)
 }
 
 /// Write a result in its formats (JSON and CSV always) and say which files.
@@ -697,23 +748,17 @@ fn validate_command(
             None
         }
     };
-    let small: Vec<usize> = if small == ["auto"] {
-        let Some(facts) = &facts else {
-            bail!("--small auto needs the device's calibration (run `harness calibrate` or give --calibration)");
-        };
-        let target = large.iter().copied().min().unwrap_or(0);
-        let (sizes, notes) = auto_small_sizes(workload.as_ref(), facts, target, 5)?;
-        eprintln!("small sizes from the calibration: {sizes:?}");
-        for note in notes {
-            eprintln!("note: {note}");
+    let small = small_sizes(
+        small,
+        workload.as_ref(),
+        large.iter().copied().min(),
+        || {
+            match &facts {
+            Some(f) => Ok(f.clone()),
+            None => bail!("--small auto needs the device's calibration (run `harness calibrate` or give --calibration)"),
         }
-        sizes
-    } else {
-        small
-            .iter()
-            .map(|s| maxplus::parse_size(s).map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?
-    };
+        },
+    )?;
     let v = validate(
         workload.as_ref(),
         layout_name,

@@ -181,7 +181,7 @@ pub fn choose_window(
 }
 
 /// Rules 1 and 2 and the flagged sizes, not rule 3: the window of the `calibrated` variant,
-/// which moves each size to the target's memory level itself ([`super::calibrated`]).
+/// which moves each size to the target's memory level itself ([`super::forecast::forecast_calibrated`]).
 pub fn choose_window_any_level(
     points: &[SizeFacts],
     target_bytes: u64,
