@@ -1,53 +1,100 @@
 #!/usr/bin/env bash
-# Collect the GPU evidence the README's H100 table needs, on a machine with an NVIDIA GPU
-# and no Rust toolchain: build here with `cargo build --release`, carry
-# target/release/harness to the GPU machine, and run this script from the repository root.
-# Everything goes to $OUT (default ./gpu-evidence): the device list, a quick and a full
-# calibration with their wall times, and the logs.
+# The GPU evidence the README's H100 table needs, in one run, from a binary built elsewhere:
+# build with `cargo build --release` on any machine, carry target/release/harness (and, where
+# the GPU machine has no NVRTC, the CUBINs of `harness check-kernels --arch sm_90 --cubin-dir
+# gpu-cubins`) to the GPU machine, and run this from the repository root.
+#
+# usage: scripts/gpu-evidence.sh [--device cuda|opencl|host] [--budget SECONDS] [--out DIR]
+#   --device  the device to measure (default cuda); CI runs the CPU half with --device opencl
+#   --budget  stop starting steps when this many seconds have passed (default 540), and cut a
+#             running step at the budget; the steps not run are listed as skipped
+#   --out     the folder for everything (default $OUT or ./gpu-evidence)
+# Environment: HARNESS_BIN (default ./target/release/harness), HARNESS_CUBIN_DIR (CUBINs for a
+# machine without NVRTC; default ./gpu-cubins when that folder exists).
+#
+# Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
+# DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
+# else 0: a failed step is recorded in the summary, not fatal.
 set -uo pipefail
-OUT="${OUT:-gpu-evidence}"
-BIN="${HARNESS_BIN:-./target/release/harness}"
-mkdir -p "$OUT"
-nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
-"$BIN" devices > "$OUT/devices.txt" 2>&1
-"$BIN" devices --json > "$OUT/devices.json" 2> "$OUT/devices.err"
-for mode in quick full; do
-  flag=""; [ "$mode" = quick ] && flag="--quick"
-  start=$(date +%s%N)
-  "$BIN" calibrate --device cuda $flag -o "$OUT/cuda-$mode.json" > "$OUT/cuda-$mode.txt" 2>&1
-  status=$?
-  echo "exit $status wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$OUT/cuda-$mode.txt"
+DEVICE=cuda
+BUDGET=540
+OUTDIR="${OUT:-gpu-evidence}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --device) DEVICE="$2"; shift 2 ;;
+    --budget) BUDGET="$2"; shift 2 ;;
+    --out) OUTDIR="$2"; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
 done
-# The same device through OpenCL, when the NVIDIA ICD can be registered.
-"$BIN" calibrate --device opencl --quick -o "$OUT/opencl-quick.json" > "$OUT/opencl-quick.txt" 2>&1 || true
-ls -la "$OUT"
+case "$BUDGET" in ''|*[!0-9]*) echo "error: --budget takes whole seconds, got $BUDGET" >&2; exit 2 ;; esac
+BIN="${HARNESS_BIN:-./target/release/harness}"
+if [ -z "${HARNESS_CUBIN_DIR:-}" ] && [ -d gpu-cubins ]; then export HARNESS_CUBIN_DIR="$PWD/gpu-cubins"; fi
+START=$(date +%s)
+mkdir -p "$OUTDIR"
+SUMMARY="$OUTDIR/summary.tsv"
+printf 'step\texit\twall_ms\n' > "$SUMMARY"
 
-# Stage 2 (each command is independent; a failure is logged, not fatal). Uses the full CUDA
-# calibration from stage 1 as the device's calibration.
-CAL="$OUT/cuda-full.json"
-run() { local name=$1; shift; local start; start=$(date +%s%N)
-  "$BIN" "$@" > "$OUT/$name.txt" 2>&1
-  echo "exit $? wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$OUT/$name.txt"; }
-if [ -f "$CAL" ]; then
-  # Max-plus model against the kernels it describes (issue: median error <= 15 % memory-bound).
-  for g in "vadd_z2 2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28" \
-           "triad 2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28" \
-           "jacobi5 256,512,1024,2048,4096,8192,16384" \
-           "sor_point 256,512,1024,2048,4096" \
-           "adi_line 64,128,256,400,512"; do
-    set -- $g
-    run "maxplus-$1" validate-maxplus "kernels/graphs/$1.toml" --sizes "$2" --device cuda \
-      --calibration "$CAL" --plot-dir "$OUT/plots"
-  done
-  # Fractal prediction at 4-8x the largest small size (issue: median <= 5 %, max <= 15 %).
-  run frac-triad validate triad --small 2^20,2^21,2^22,2^23,2^24 --large 2^26,2^27 --device cuda --calibration "$CAL" --output-dir "$OUT"
-  run frac-jacobi2d validate jacobi2d --small 1024,1280,1536,1792,2048 --large 8192,16384 --device cuda --calibration "$CAL" --output-dir "$OUT"
-  run frac-sor validate sor --small 2048,2560,3072,3584,4096 --large 16384 --device cuda --calibration "$CAL" --output-dir "$OUT"
-  run frac-adi validate adi --small 64,80,96,112,128 --large 512 --device cuda --calibration "$CAL" --output-dir "$OUT"
+# What is missing, before any time is spent.
+if [ ! -x "$BIN" ]; then
+  echo "error: $BIN not found or not executable: build it with cargo build --release (or set HARNESS_BIN)" >&2
+  exit 2
 fi
-# Stepanenko: phi and rho measured, the splits run (issue: within 15 % of K^D).
-run balance-sor balance --workload sor --size 2048 --grids 64 --device cuda --run --plot "$OUT/plots" --output-dir "$OUT"
-# DVMH comparison sizes (docs/models.md §4).
-run dvmh-adi run adi --size 400 --iters 100 --device cuda --no-verify
-run dvmh-sor run sor --size 16000 --iters 100 --device cuda --no-verify
-ls -la "$OUT"
+"$BIN" devices > "$OUTDIR/devices.txt" 2>&1
+"$BIN" devices --json > "$OUTDIR/devices.json" 2> "$OUTDIR/devices.err"
+if ! grep -q "\"backend\": \"$DEVICE\"" "$OUTDIR/devices.json"; then
+  echo "error: no $DEVICE device found; harness devices says:" >&2
+  cat "$OUTDIR/devices.txt" >&2
+  exit 2
+fi
+if [ "$DEVICE" = cuda ]; then
+  command -v nvidia-smi >/dev/null && nvidia-smi > "$OUTDIR/nvidia-smi.txt" 2>&1
+  if grep -q "^NVRTC [0-9]" "$OUTDIR/devices.txt"; then
+    :
+  elif [ -n "${HARNESS_CUBIN_DIR:-}" ] && ls "$HARNESS_CUBIN_DIR"/*.cubin >/dev/null 2>&1; then
+    echo "NVRTC not found: using the CUBINs in $HARNESS_CUBIN_DIR" | tee -a "$OUTDIR/devices.txt"
+  else
+    echo "error: neither NVRTC nor precompiled CUBINs: install NVRTC, or run \`harness check-kernels --arch sm_90 --cubin-dir gpu-cubins\` where NVRTC is and carry gpu-cubins here" >&2
+    exit 2
+  fi
+fi
+
+# One step: run it with what is left of the budget, or record it as skipped.
+step() {
+  local name=$1; shift
+  local left=$(( BUDGET - ($(date +%s) - START) ))
+  if [ "$left" -le 0 ]; then
+    printf '%s\tskipped\t0\n' "$name" >> "$SUMMARY"
+    return
+  fi
+  local t0; t0=$(date +%s%N)
+  timeout --signal=INT --kill-after=10 "$left" "$BIN" "$@" > "$OUTDIR/$name.txt" 2>&1
+  local status=$?
+  [ "$status" = 124 ] && status="budget"
+  printf '%s\t%s\t%s\n' "$name" "$status" "$(( ($(date +%s%N) - t0) / 1000000 ))" >> "$SUMMARY"
+}
+
+CAL="$OUTDIR/calibration.json"
+step check-kernels check-kernels --no-opencl
+step calibrate-quick calibrate --device "$DEVICE" --quick -o "$OUTDIR/calibration-quick.json"
+step calibrate calibrate --device "$DEVICE" -o "$CAL"
+step babelstream babelstream --device "$DEVICE"
+if [ -f "$CAL" ]; then
+  step validate-suite validate-suite --device "$DEVICE" --calibration "$CAL" --output-dir "$OUTDIR"
+  for g in "vadd_z2 2^16,2^20,2^24,2^26" "triad 2^16,2^20,2^24,2^26" "jacobi5 512,1024,2048,4096"; do
+    set -- $g
+    step "maxplus-$1" validate-maxplus "kernels/graphs/$1.toml" --sizes "$2" --device "$DEVICE" \
+      --calibration "$CAL" --plot-dir "$OUTDIR/plots"
+  done
+else
+  for s in validate-suite maxplus-vadd_z2 maxplus-triad maxplus-jacobi5; do
+    printf '%s\tno calibration\t0\n' "$s" >> "$SUMMARY"
+  done
+fi
+step balance-sor balance --workload sor --size 2048 --grids 64 --device "$DEVICE" --run --plot "$OUTDIR/plots" --output-dir "$OUTDIR"
+step dvmh-adi run adi --size 400 --iters 100 --device "$DEVICE" --no-verify
+step dvmh-sor run sor --size 16000 --iters 100 --device "$DEVICE" --no-verify
+echo "total wall $(( $(date +%s) - START )) s of a $BUDGET s budget" >> "$OUTDIR/devices.txt"
+column -t -s "$(printf '\t')" "$SUMMARY" 2>/dev/null || cat "$SUMMARY"
+exit 0

@@ -411,3 +411,46 @@ fn a_series_takes_its_sizes_from_the_calibration() {
         "{stderr}"
     );
 }
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime (install pocl-opencl-icd)"
+)]
+fn kernel_dir_copies_are_found_in_their_subfolders_and_a_missing_one_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("workloads")).unwrap();
+    std::fs::write(
+        dir.path().join("workloads/stream.kern"),
+        "KERNEL vadd(GLOBAL float* a) { not C at all }\n",
+    )
+    .unwrap();
+    let out = harness()
+        .env("HARNESS_KERNEL_DIR", dir.path())
+        .args(["check-kernels", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    let stream = checks
+        .iter()
+        .find(|c| {
+            c["program"] == "stream.kern" && c["target"].as_str().unwrap().starts_with("opencl")
+        })
+        .expect("stream.kern checked on OpenCL");
+    assert_eq!(stream["ok"], false, "{stream}");
+    assert!(stream["origin"]
+        .as_str()
+        .unwrap()
+        .ends_with("workloads/stream.kern"));
+    // No copy of the stencil program there: the embedded one is used, and the report says so.
+    let stencil = checks
+        .iter()
+        .find(|c| c["program"] == "stencil.kern")
+        .unwrap();
+    assert!(
+        stencil["origin"].as_str().unwrap().contains("not used"),
+        "{stencil}"
+    );
+}

@@ -8,16 +8,15 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::nvrtc;
+use super::{
+    Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass, DeviceInfo, Launch,
+    Program, ProgramInner, ProgramSource, Seconds,
+};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
     PushKernelArg,
-};
-use cudarc::nvrtc::{CompileError, CompileOptions};
-
-use super::{
-    Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass, DeviceInfo, Launch,
-    Program, ProgramInner, ProgramSource, Seconds,
 };
 
 const API: &str = "CUDA";
@@ -28,10 +27,14 @@ pub struct CudaMemory {
     address: u64,
 }
 
-/// A module loaded from NVRTC's output.
+/// A module loaded from NVRTC's output, with the kernels looked up so far (once each).
 pub struct CudaProgram {
     module: Arc<CudaModule>,
+    functions: Mutex<std::collections::HashMap<String, CudaFunction>>,
 }
+
+/// The largest grid in y and z (x may reach 2^31 − 1).
+const MAX_GRID_YZ: usize = 65_535;
 
 /// One CUDA device: its primary context and a stream.
 pub struct CudaDevice {
@@ -56,8 +59,7 @@ pub fn driver_present() -> bool {
 
 /// Whether NVRTC can be loaded.
 pub fn nvrtc_present() -> bool {
-    // SAFETY: only tries to dlopen the candidate library names.
-    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+    nvrtc::locate().is_ok()
 }
 
 /// Every CUDA device; an `Unavailable` error when there is no driver.
@@ -250,44 +252,52 @@ impl Device for CudaDevice {
     }
 
     fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError> {
-        if !nvrtc_present() {
-            return Err(BackendError::Unavailable {
-                api: "NVRTC",
-                reason: "libnvrtc.so (CUDA 12 or 13) not found; install the CUDA NVRTC runtime"
-                    .into(),
-            });
-        }
-        let arch = self
-            .info
-            .compute_capability
-            .as_deref()
-            .map(|cc| format!("--gpu-architecture=compute_{}", cc.replace('.', "")));
-        let options = CompileOptions {
-            options: arch
-                .into_iter()
-                .chain(["-default-device".to_string()])
-                .collect(),
-            ..Default::default()
-        };
         let text = source.cuda_source().ok_or_else(|| BackendError::Compile {
             program: source.name.to_string(),
             device: self.info.name.clone(),
             log: "the program is written in OpenCL C; run it on an OpenCL device".into(),
         })?;
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(text, options).map_err(|e| {
-            BackendError::Compile {
-                program: source.name.to_string(),
-                device: self.info.name.clone(),
-                log: compile_log(&e),
+        // The device's own architecture: NVRTC makes the CUBIN, so the driver never JITs a
+        // PTX whose version it may not know (a newer NVRTC than the driver).
+        let arch = self.info.compute_capability.as_deref().map_or_else(
+            || "sm_90".to_string(),
+            |cc| format!("sm_{}", cc.replace('.', "")),
+        );
+        let image = match nvrtc::locate() {
+            Ok(_) => {
+                let compiled =
+                    nvrtc::compile(&text, &source.name, &arch, &[]).map_err(|e| match e {
+                        BackendError::Compile { program, log, .. } => BackendError::Compile {
+                            program,
+                            device: format!("{} ({arch})", self.info.name),
+                            log,
+                        },
+                        other => other,
+                    })?;
+                compiled
+                    .cubin
+                    .unwrap_or_else(|| compiled.ptx.clone().into_bytes())
             }
-        })?;
+            Err(missing) => precompiled(&source.name, &arch, &text).ok_or_else(|| {
+                BackendError::Unavailable {
+                    api: "NVRTC",
+                    reason: format!(
+                        "{missing}; nor is {} in HARNESS_CUBIN_DIR (make it on any machine with `harness check-kernels --arch {arch} --cubin-dir DIR`)",
+                        nvrtc::cubin_file_name(&source.name, &arch, &text)
+                    ),
+                }
+            })?,
+        };
         let module = self
             .context
-            .load_module(ptx)
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
             .map_err(|e| api_err("cuModuleLoadData", e))?;
         Ok(Program {
             name: source.name.to_string(),
-            inner: ProgramInner::Cuda(CudaProgram { module }),
+            inner: ProgramInner::Cuda(CudaProgram {
+                module,
+                functions: Mutex::new(std::collections::HashMap::new()),
+            }),
         })
     }
 
@@ -304,16 +314,20 @@ impl Device for CudaDevice {
                 detail: "program was compiled for another backend".into(),
             });
         };
-        let function: CudaFunction =
-            cuda.module
-                .load_function(kernel)
-                .map_err(|_| BackendError::NoSuchKernel {
-                    program: program.name.clone(),
-                    kernel: kernel.to_string(),
-                })?;
+        let function = self.function(cuda, &program.name, kernel)?;
         let values = kernel_values(args)?;
         let global = launch.padded_global();
-        let dim = |d: usize| (global[d] / launch.local[d]) as u32;
+        let grid: Vec<usize> = (0..3).map(|d| global[d] / launch.local[d].max(1)).collect();
+        if grid[1] > MAX_GRID_YZ || grid[2] > MAX_GRID_YZ || grid[0] > i32::MAX as usize {
+            return Err(BackendError::BadArguments {
+                kernel: kernel.into(),
+                detail: format!(
+                    "a grid of {} × {} × {} blocks exceeds CUDA's limits (x < 2^31, y and z ≤ {MAX_GRID_YZ}); use larger blocks or fold the index space into x",
+                    grid[0], grid[1], grid[2]
+                ),
+            });
+        }
+        let dim = |d: usize| grid[d] as u32;
         let config = LaunchConfig {
             grid_dim: (dim(0), dim(1), dim(2)),
             block_dim: (
@@ -341,12 +355,7 @@ impl Device for CudaDevice {
     }
 
     fn running_clock_mhz(&self) -> Result<Option<f64>, BackendError> {
-        let probe = ProgramSource::embedded(
-            "clock_probe.cu",
-            include_str!("../../../kernels/cuda/clock_probe.cu"),
-            &[],
-        );
-        let program = self.compile(&probe)?;
+        let program = self.compile(&clock_probe_program())?;
         let out = self.alloc(3 * 8)?;
         self.launch(
             &program,
@@ -363,6 +372,22 @@ impl Device for CudaDevice {
         };
         let (cycles, ns) = (word(0), word(1));
         Ok((ns > 0).then(|| cycles as f64 / ns as f64 * 1000.0))
+    }
+}
+
+/// The clock probe (`kernels/cuda/clock_probe.cu`): the SM clock while a kernel runs. It is
+/// written with the common dialect's macros but uses CUDA-only intrinsics, so it is handed
+/// on as CUDA C with the prelude already in it.
+pub fn clock_probe_program() -> ProgramSource {
+    let common = ProgramSource::embedded(
+        "cuda/clock_probe.cu",
+        include_str!("../../../kernels/cuda/clock_probe.cu"),
+        &[],
+    );
+    ProgramSource {
+        text: std::borrow::Cow::Owned(common.cuda_source().unwrap_or_default()),
+        dialect: super::source::Dialect::Cuda,
+        ..common
     }
 }
 
@@ -385,9 +410,48 @@ fn kernel_values(args: &[Arg<'_>]) -> Result<Vec<KernelValue>, BackendError> {
         .collect()
 }
 
-fn compile_log(e: &CompileError) -> String {
-    match e {
-        CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-        other => format!("{other:?}"),
+/// The CUBIN `harness check-kernels --cubin-dir` made of exactly this source for `arch`, from
+/// `HARNESS_CUBIN_DIR`, for a GPU machine without NVRTC.
+fn precompiled(program: &str, arch: &str, text: &str) -> Option<Vec<u8>> {
+    let dir = std::env::var_os("HARNESS_CUBIN_DIR")?;
+    std::fs::read(std::path::Path::new(&dir).join(nvrtc::cubin_file_name(program, arch, text))).ok()
+}
+
+impl CudaDevice {
+    /// The kernel `name` of `program`, looked up once and kept. A missing kernel is named as
+    /// such (with the usual cause for a `.cu` file); any other driver error is passed on as
+    /// it is, so a fault left by an earlier kernel is not reported as a missing one.
+    fn function(
+        &self,
+        program: &CudaProgram,
+        program_name: &str,
+        name: &str,
+    ) -> Result<CudaFunction, BackendError> {
+        let mut cache = program.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = cache.get(name) {
+            return Ok(f.clone());
+        }
+        if name.contains('\0') {
+            return Err(BackendError::BadArguments {
+                kernel: name.escape_default().to_string(),
+                detail: "a kernel name cannot contain a NUL byte".into(),
+            });
+        }
+        let f = program.module.load_function(name).map_err(|e| {
+            if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND {
+                BackendError::NoSuchKernel {
+                    program: program_name.to_string(),
+                    kernel: if program_name.ends_with(".cu") {
+                        format!("{name} (a kernel in a .cu file must be declared extern \"C\", or its name is mangled)")
+                    } else {
+                        name.to_string()
+                    },
+                }
+            } else {
+                api_err(&format!("cuModuleGetFunction({name})"), e)
+            }
+        })?;
+        cache.insert(name.to_string(), f.clone());
+        Ok(f)
     }
 }

@@ -11,6 +11,7 @@
 pub mod cuda;
 mod discovery;
 pub mod host;
+pub mod nvrtc;
 pub mod opencl;
 pub mod source;
 

@@ -36,23 +36,41 @@ pub struct ProgramSource {
     pub host: &'static [(&'static str, HostKernel)],
     /// The language of `text`.
     pub dialect: Dialect,
+    /// Where `text` came from: `embedded`, a file path, or why a `HARNESS_KERNEL_DIR` copy
+    /// was not used.
+    pub origin: Cow<'static, str>,
 }
 
 impl ProgramSource {
-    /// A program from an embedded source; `HARNESS_KERNEL_DIR/<name>` replaces it if set.
+    /// A program from an embedded source, `path` being its place under `kernels/`
+    /// (`workloads/stream.kern`) and its name the file name; `HARNESS_KERNEL_DIR/<path>`
+    /// replaces it if that variable is set. A copy that cannot be read is not used, and
+    /// [`ProgramSource::origin`] says why (`harness check-kernels --json` shows it).
     pub fn embedded(
-        name: &'static str,
+        path: &'static str,
         text: &'static str,
         host: &'static [(&'static str, HostKernel)],
     ) -> Self {
-        let text = std::env::var_os("HARNESS_KERNEL_DIR")
-            .and_then(|dir| std::fs::read_to_string(std::path::Path::new(&dir).join(name)).ok())
-            .map_or(Cow::Borrowed(text), Cow::Owned);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let (text, origin) = match std::env::var_os("HARNESS_KERNEL_DIR") {
+            None => (Cow::Borrowed(text), Cow::Borrowed("embedded")),
+            Some(dir) => {
+                let file = std::path::Path::new(&dir).join(path);
+                match std::fs::read_to_string(&file) {
+                    Ok(t) => (Cow::Owned(t), Cow::Owned(file.display().to_string())),
+                    Err(e) => (
+                        Cow::Borrowed(text),
+                        Cow::Owned(format!("embedded ({} not used: {e})", file.display())),
+                    ),
+                }
+            }
+        };
         ProgramSource {
             name: Cow::Borrowed(name),
             text,
             host,
             dialect: Dialect::Common,
+            origin,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Argument parsing (clap derive) and the commands.
 
 mod balance;
+mod check;
 mod maxplus;
 mod suite;
 
@@ -251,6 +252,16 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "plots")]
         plot_dir: PathBuf,
     },
+    /// Compile every kernel without a GPU: each built-in program (and each spec's kernel file
+    /// given) through NVRTC for each --arch, with registers and spills from ptxas where it is
+    /// found, and on every OpenCL device. Run it before asking for GPU time.
+    ///
+    /// NVRTC is looked for by the system loader, then in HARNESS_NVRTC_DIR, CUDA_HOME,
+    /// /usr/local/cuda and the Python wheels (`pip install nvidia-cuda-nvrtc`; ptxas comes
+    /// with `nvidia-cuda-nvcc`). Exits 2 when a compile fails.
+    ///
+    /// Example: harness check-kernels --arch sm_80,sm_90 kernels/examples/saxpy.toml
+    CheckKernels(check::CheckArgs),
     /// The whole fractal validation in one run: every built-in workload (or those given)
     /// predicted at 4–8× by every variant — `paper`, `windowed` and `calibrated` — with the
     /// target just past the largest cache and the small sizes from the device's calibration.
@@ -355,6 +366,7 @@ pub fn run() -> Result<()> {
         } => babelstream_command(device, quick, json),
         Command::Balance(args) => balance::balance_command(args),
         Command::ValidateSuite(args) => suite::suite_command(args),
+        Command::CheckKernels(args) => check::check_command(args),
         Command::Validate {
             workload,
             small,
@@ -409,6 +421,16 @@ fn devices(json: bool) -> Result<()> {
     } else {
         print_notes(&list);
         print!("{}", views::devices_table(&infos));
+        match harness::backend::nvrtc::locate() {
+            Ok(l) => println!(
+                "NVRTC {} ({}): CUDA kernels compile here",
+                l.version,
+                l.dir
+                    .as_ref()
+                    .map_or("system loader".to_string(), |d| d.display().to_string())
+            ),
+            Err(e) => println!("{e}"),
+        }
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! arguments and calls these functions.
 
 pub mod balance;
+pub mod check_kernels;
 pub mod predict;
 pub mod series;
 pub mod suite;

@@ -10,7 +10,7 @@ use crate::backend::{Arg, Buffer, HostArgs, HostKernel, Launch, ProgramSource};
 /// The 3-D grid program (ADI, LU-SSOR, line solves) and its host twins.
 pub fn program() -> ProgramSource {
     ProgramSource::embedded(
-        "grid3d.kern",
+        "workloads/grid3d.kern",
         include_str!("../../../kernels/workloads/grid3d.kern"),
         TWINS,
     )

@@ -25,7 +25,7 @@ pub const TOLERANCE: f64 = 1e-4;
 /// The stencil program and its host twins.
 pub fn program() -> ProgramSource {
     ProgramSource::embedded(
-        "stencil.kern",
+        "workloads/stencil.kern",
         include_str!("../../../kernels/workloads/stencil.kern"),
         TWINS,
     )

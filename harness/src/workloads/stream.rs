@@ -10,7 +10,7 @@ use crate::backend::{Arg, Device, HostArgs, HostKernel, Launch, ProgramSource};
 /// The STREAM program and its host twins.
 pub fn program() -> ProgramSource {
     ProgramSource::embedded(
-        "stream.kern",
+        "workloads/stream.kern",
         include_str!("../../../kernels/workloads/stream.kern"),
         TWINS,
     )

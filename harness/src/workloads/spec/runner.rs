@@ -60,7 +60,8 @@ impl SpecWorkload {
         })
     }
 
-    fn program(&self) -> ProgramSource {
+    /// The spec's kernel source as a program (no host twins).
+    pub fn program(&self) -> ProgramSource {
         let name = self
             .source_path
             .file_name()
@@ -70,6 +71,7 @@ impl SpecWorkload {
             text: Cow::Owned(self.source_text.clone()),
             host: &[],
             dialect: self.dialect,
+            origin: Cow::Owned(self.source_path.display().to_string()),
         }
     }
 }

@@ -1,0 +1,168 @@
+//! The CUDA path without a GPU: every built-in kernel through NVRTC (and ptxas where present),
+//! as `harness check-kernels` does. Marked ignored where NVRTC is not installed
+//! (`pip install nvidia-cuda-nvrtc nvidia-cuda-nvcc`); CI installs it and sets
+//! `HARNESS_REQUIRE_NVRTC=1`, under which these tests always run.
+
+mod common;
+
+use common::harness;
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn every_builtin_kernel_compiles_for_ampere_and_hopper() {
+    let out = harness()
+        .args([
+            "check-kernels",
+            "--arch",
+            "sm_80,sm_90",
+            "--no-opencl",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["nvrtc"]["version"].is_string(), "{report}");
+    let checks = report["checks"].as_array().unwrap();
+    // Five programs, two architectures.
+    assert_eq!(checks.len(), 10, "{report}");
+    assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
+    // The shipped CUDA example compiles too.
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/examples/saxpy-cuda.toml"
+    );
+    let out = harness()
+        .args([
+            "check-kernels",
+            "--arch",
+            "sm_90",
+            "--no-opencl",
+            "--json",
+            spec,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let with_spec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(with_spec["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["program"] == "saxpy.cu" && c["ok"] == true));
+    if report["ptxas"].is_string() {
+        let kernels: Vec<&serde_json::Value> = checks
+            .iter()
+            .flat_map(|c| c["kernels"].as_array().unwrap().iter())
+            .collect();
+        assert!(kernels.len() >= 2 * 23, "{} kernels", kernels.len());
+        for k in kernels {
+            assert_eq!(k["spill_stores"], 0, "{k}");
+            assert!(k["registers"].as_u64().unwrap() <= 64, "{k}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn the_read_latency_chase_uses_the_ordinary_global_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .args([
+            "check-kernels",
+            "--arch",
+            "sm_90",
+            "--no-opencl",
+            "--ptx-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
+    for entry in [".entry chase(", ".entry chase_store("] {
+        let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
+        let body = &ptx[start..];
+        let body = &body[..body.find("\n}").unwrap()];
+        assert!(body.contains("ld.global.u32"), "{entry}: {body}");
+        assert!(
+            !body.contains("ld.global.nc"),
+            "{entry} reads through the read-only path"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn a_nul_byte_or_a_syntax_error_is_a_clear_error() {
+    use harness::backend::nvrtc::compile;
+    let e = compile(
+        "extern \"C\" __global__ void k() {}\0",
+        "nul.cu",
+        "sm_90",
+        &[],
+    )
+    .expect_err("a NUL byte");
+    assert!(e.to_string().contains("NUL byte"), "{e}");
+    let e = compile(
+        "extern \"C\" __global__ void k() { oops }",
+        "bad.cu",
+        "sm_90",
+        &[],
+    )
+    .expect_err("a syntax error");
+    assert!(e.to_string().contains("bad.cu"), "{e}");
+    let ok = compile("extern \"C\" __global__ void k() {}", "ok.cu", "sm_90", &[]).unwrap();
+    assert!(ok.cubin.is_some_and(|c| !c.is_empty()));
+    assert!(ok.ptx.contains(".entry k"));
+}
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn cubins_for_a_gpu_machine_without_nvrtc_are_named_after_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .args([
+            "check-kernels",
+            "--arch",
+            "sm_90",
+            "--no-opencl",
+            "--cubin-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = harness::workloads::stream::program();
+    let text = program.cuda_source().unwrap();
+    let name = harness::backend::nvrtc::cubin_file_name(&program.name, "sm_90", &text);
+    let cubin = std::fs::read(dir.path().join(&name)).expect("the stream program's CUBIN");
+    // An ELF image, as the driver's cuModuleLoadData takes it.
+    assert_eq!(&cubin[..4], b"\x7fELF");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 5);
+}
