@@ -198,6 +198,11 @@ impl Device for CudaDevice {
     }
 
     fn alloc(&self, bytes: usize) -> Result<Buffer, BackendError> {
+        // Buffers are freed asynchronously on the stream (cuMemFreeAsync): until it has run,
+        // their memory still counts as used, and a size that fits could be refused.
+        self.stream
+            .synchronize()
+            .map_err(|e| api_err("cuStreamSynchronize", e))?;
         let (free, _total) = self
             .context
             .mem_get_info()
