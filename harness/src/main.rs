@@ -4,6 +4,14 @@
 mod cli;
 
 fn main() {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`harness devices | head -1`)
+    // would panic; restore the default, under which the process ends quietly as the Unix
+    // tools do. Results are written to their files before they are printed.
+    #[cfg(unix)]
+    // SAFETY: called first, before any thread exists; sets the signal's default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {

@@ -454,3 +454,55 @@ fn kernel_dir_copies_are_found_in_their_subfolders_and_a_missing_one_is_said() {
         "{stencil}"
     );
 }
+
+#[test]
+fn nonsense_counts_selectors_and_parameters_are_refused() {
+    common::fails_with(
+        &["run", "vadd", "--size", "1024", "--iters", "0"],
+        "at least 1",
+    );
+    common::fails_with(
+        &["series", "vadd", "--sizes", "64,128,256", "--iters", "0"],
+        "at least 1",
+    );
+    common::fails_with(
+        &["run", "vadd", "--size", "1024", "--device", ""],
+        "empty device selector",
+    );
+    let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs/triad.toml");
+    for (set, needle) in [
+        ("t=-1", "non-negative"),
+        ("n=0", "--n-exec"),
+        ("zzz=1", "no parameter zzz"),
+    ] {
+        common::fails_with(
+            &[
+                "maxplus", graph, "--n-exec", "4", "--sizes", "1024", "--set", set,
+            ],
+            needle,
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["devices"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close our end of stdout at once: the harness's writes meet a closed pipe.
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(status.code(), Some(101), "{stderr}");
+}

@@ -45,12 +45,20 @@ pub enum DeviceSelector {
 }
 
 impl std::str::FromStr for DeviceSelector {
-    type Err = std::convert::Infallible;
+    type Err = String;
 
+    /// An index, a backend (`cuda`, `opencl`, `host`), `best`, or part of a name; an empty
+    /// selector is refused rather than taken to mean the first device.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
         Ok(match s.to_ascii_lowercase().as_str() {
-            "" | "best" | "auto" => DeviceSelector::Best,
+            "" => {
+                return Err(
+                    "an empty device selector: give an index, a backend (cuda, opencl, host) or part of a name"
+                        .into(),
+                )
+            }
+            "best" | "auto" => DeviceSelector::Best,
             "cuda" => DeviceSelector::Backend(BackendKind::Cuda),
             "opencl" | "ocl" => DeviceSelector::Backend(BackendKind::Opencl),
             "host" | "cpu" => DeviceSelector::Backend(BackendKind::Host),
@@ -114,7 +122,12 @@ mod tests {
             "H100".parse::<DeviceSelector>().unwrap(),
             DeviceSelector::Name("H100".into())
         );
-        assert_eq!("".parse::<DeviceSelector>().unwrap(), DeviceSelector::Best);
+        assert_eq!(
+            "best".parse::<DeviceSelector>().unwrap(),
+            DeviceSelector::Best
+        );
+        // An empty selector is a mistake, not a wish for the first device.
+        assert!(" ".parse::<DeviceSelector>().is_err());
     }
 
     #[test]

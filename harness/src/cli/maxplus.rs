@@ -98,7 +98,7 @@ pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
     let mut predictions = Vec::new();
     let mut executors = args.n_exec;
     if !args.sizes.is_empty() {
-        let (parameters, launch) = values(inputs.as_ref(), &args.set)?;
+        let (parameters, launch) = values(&graph, inputs.as_ref(), &args.set)?;
         let n = match args.n_exec.or(inputs.as_ref().map(ModelInputs::executors)) {
             Some(0) => bail!("--n-exec must be at least 1"),
             Some(n) => n,
@@ -143,8 +143,30 @@ pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
     Ok(())
 }
 
-/// The parameters from the calibration and `--set`, and the launch overhead.
-fn values(inputs: Option<&ModelInputs>, set: &[(String, f64)]) -> Result<(Parameters, Seconds)> {
+/// The parameters from the calibration and `--set`, and the launch overhead. A `--set` name
+/// must be a model parameter or one the graph uses, and `n` is a count given by `--n-exec`.
+fn values(
+    graph: &KernelGraph,
+    inputs: Option<&ModelInputs>,
+    set: &[(String, f64)],
+) -> Result<(Parameters, Seconds)> {
+    let used = graph.parameter_names();
+    for (name, _) in set {
+        if name == harness::units::Parameter::Executors.key() {
+            bail!("--set n: n is the executor count, not a time: give it with --n-exec N");
+        }
+        let known = harness::model::maxplus::parameters::is_builtin_parameter(name)
+            || name == harness::units::Parameter::CachedReadLatency.key()
+            || used.contains(name);
+        if !known {
+            let mut names: Vec<String> = used.iter().cloned().collect();
+            names.sort();
+            bail!(
+                "--set {name}: the graph uses no parameter {name} (it uses {})",
+                names.join(", ")
+            );
+        }
+    }
     match inputs {
         Some(i) => Ok((i.parameters(set)?, i.launch_seconds)),
         None => {
@@ -172,7 +194,7 @@ pub struct ValidateMaxplusArgs {
     #[arg(long = "n-exec", value_name = "N")]
     pub n_exec: Option<u64>,
     /// Iterations per run.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::at_least_one)]
     pub iters: usize,
     /// Timed runs per size (after one verified warm-up run).
     #[arg(long, default_value_t = 5)]

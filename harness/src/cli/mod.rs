@@ -40,7 +40,7 @@ struct Cli {
 #[derive(clap::Args, Debug)]
 pub(crate) struct SeriesOptions {
     /// Iterations per run.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     iters: usize,
     /// Runs per size, at least. Sizes run in rounds (a, b, c, a, b, c, …) so drift on a
     /// shared machine hits them alike.
@@ -136,7 +136,7 @@ enum Command {
         #[arg(long, short = 'n', value_parser = maxplus::parse_size)]
         size: usize,
         /// Iterations.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = at_least_one)]
         iters: usize,
         /// plain or reordered, for sor and adi (default: reordered).
         #[arg(long)]
@@ -634,6 +634,15 @@ fn series_command(
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
     write_and_say(&series.stem(output_dir), formats, &series)
+}
+
+/// A count that must be at least 1 (`--iters`).
+pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
 }
 
 /// Sizes from the command line: integers or 2^k, or `auto`: five sizes at 4–8× below

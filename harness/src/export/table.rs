@@ -32,11 +32,17 @@ impl Table {
         &self.rows
     }
 
-    /// Render with two spaces between columns (the terminal's form).
+    /// Render with two spaces between columns (the terminal's form). A cell longer than
+    /// [`MAX_CELL_CHARS`] is cut for display with a note of its length (the CSV and Markdown
+    /// exporters keep it whole).
     pub fn render(&self) -> String {
         let cols = self.header.len();
-        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
+        let shorten =
+            |cells: &[String]| -> Vec<String> { cells.iter().map(|c| display(c)).collect() };
+        let header = shorten(&self.header);
+        let rows: Vec<Vec<String>> = self.rows.iter().map(|r| shorten(r)).collect();
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
             for (i, cell) in row.iter().enumerate().take(cols) {
                 widths[i] = widths[i].max(cell.chars().count());
             }
@@ -60,15 +66,28 @@ impl Table {
             out.push_str(parts.join("  ").trim_end());
             out.push('\n');
         };
-        line(&self.header, &mut out);
+        line(&header, &mut out);
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
         out.push_str(&rule.join("  "));
         out.push('\n');
-        for row in &self.rows {
+        for row in &rows {
             line(row, &mut out);
         }
         out
     }
+}
+
+/// The most characters a cell shows in a rendered table.
+pub const MAX_CELL_CHARS: usize = 200;
+
+/// `cell` as a rendered table shows it: whole, or its first characters and its length.
+fn display(cell: &str) -> String {
+    let count = cell.chars().count();
+    if count <= MAX_CELL_CHARS {
+        return cell.to_string();
+    }
+    let head: String = cell.chars().take(MAX_CELL_CHARS - 40).collect();
+    format!("{head}… ({count} characters)")
 }
 
 /// A number with `digits` significant digits, in plain or scientific notation as fits.
@@ -90,6 +109,18 @@ pub fn sig(value: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_cell_is_cut_for_display_not_a_panic() {
+        let mut t = Table::new(["name", "value"]);
+        let label = "x".repeat(70_000);
+        t.row([label.as_str(), "1"]);
+        let text = t.render();
+        assert!(text.contains("… (70000 characters)"));
+        assert!(text.lines().all(|l| l.chars().count() < 400));
+        // The table's data keeps it whole.
+        assert_eq!(t.rows()[0][0].len(), 70_000);
+    }
 
     #[test]
     fn aligns_columns() {

@@ -89,8 +89,9 @@ pub enum MaxPlusError {
         name: String,
     },
 
-    /// A parameter value that is not a finite number.
-    #[error("parameter `{name}` = {value} is not a finite number")]
+    /// A parameter value that is not a finite, non-negative number (every parameter is a
+    /// time or a count).
+    #[error("parameter `{name}` = {value} is not a finite, non-negative number")]
     InvalidParameterValue {
         /// The parameter.
         name: String,

@@ -53,7 +53,7 @@ impl Parameters {
 
     /// Sets one value; NaN and infinities are refused.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), MaxPlusError> {
-        if !value.is_finite() {
+        if !value.is_finite() || value < 0.0 {
             return Err(MaxPlusError::InvalidParameterValue {
                 name: name.to_owned(),
                 value,
