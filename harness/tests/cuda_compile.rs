@@ -7,6 +7,22 @@ mod common;
 
 use common::harness;
 
+/// `harness check-kernels --arch sm_90 --no-opencl <flag> DIR` into a fresh folder.
+fn check_kernels_into(flag: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .args(["check-kernels", "--arch", "sm_90", "--no-opencl", flag])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
 #[test]
 #[cfg_attr(
     no_nvrtc,
@@ -77,23 +93,7 @@ fn every_builtin_kernel_compiles_for_ampere_and_hopper() {
     ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
 )]
 fn the_read_latency_chase_uses_the_ordinary_global_load() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = harness()
-        .args([
-            "check-kernels",
-            "--arch",
-            "sm_90",
-            "--no-opencl",
-            "--ptx-dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = check_kernels_into("--ptx-dir");
     let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
     for entry in [".entry chase(", ".entry chase_store("] {
         let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
@@ -141,23 +141,7 @@ fn a_nul_byte_or_a_syntax_error_is_a_clear_error() {
     ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
 )]
 fn cubins_for_a_gpu_machine_without_nvrtc_are_named_after_their_source() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = harness()
-        .args([
-            "check-kernels",
-            "--arch",
-            "sm_90",
-            "--no-opencl",
-            "--cubin-dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = check_kernels_into("--cubin-dir");
     let program = harness::workloads::stream::program();
     let text = program.cuda_source().unwrap();
     let name = harness::backend::nvrtc::cubin_file_name(&program.name, "sm_90", &text);

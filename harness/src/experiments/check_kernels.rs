@@ -54,6 +54,30 @@ pub struct KernelReport {
     pub checks: Vec<ProgramCheck>,
 }
 
+impl ProgramCheck {
+    /// A check of `program` on `target` with nothing compiled yet: passed (`ok`) or failed
+    /// with `log`, with `note`; the callers add kernels, PTX and CUBIN.
+    fn of(
+        program: &ProgramSource,
+        target: String,
+        ok: bool,
+        log: Option<String>,
+        note: Option<&str>,
+    ) -> Self {
+        ProgramCheck {
+            program: program.name.to_string(),
+            origin: program.origin.to_string(),
+            target,
+            ok,
+            log,
+            kernels: Vec::new(),
+            note: note.map(str::to_string),
+            ptx: None,
+            cubin: None,
+        }
+    }
+}
+
 impl KernelReport {
     /// The checks that failed.
     pub fn failures(&self) -> Vec<&ProgramCheck> {
@@ -93,31 +117,23 @@ pub fn check_kernels(
         for program in programs {
             let target = format!("opencl {}", device.info().name);
             if program.opencl_source().is_none() {
-                checks.push(ProgramCheck {
-                    program: program.name.to_string(),
-                    origin: program.origin.to_string(),
+                checks.push(ProgramCheck::of(
+                    program,
                     target,
-                    ok: true,
-                    log: None,
-                    kernels: Vec::new(),
-                    note: Some("written in CUDA C: not an OpenCL program".into()),
-                    ptx: None,
-                    cubin: None,
-                });
+                    true,
+                    None,
+                    Some("written in CUDA C: not an OpenCL program"),
+                ));
                 continue;
             }
             let result = device.compile(program);
-            checks.push(ProgramCheck {
-                program: program.name.to_string(),
-                origin: program.origin.to_string(),
+            checks.push(ProgramCheck::of(
+                program,
                 target,
-                ok: result.is_ok(),
-                log: result.err().map(|e| e.to_string()),
-                kernels: Vec::new(),
-                note: None,
-                ptx: None,
-                cubin: None,
-            });
+                result.is_ok(),
+                result.err().map(|e| e.to_string()),
+                None,
+            ));
         }
     }
     let (nvrtc, nvrtc_missing) = match located {
@@ -139,30 +155,16 @@ fn check_nvrtc(
 ) -> ProgramCheck {
     let target = format!("nvrtc {arch}");
     let Some(text) = program.cuda_source() else {
-        return ProgramCheck {
-            program: program.name.to_string(),
-            origin: program.origin.to_string(),
+        return ProgramCheck::of(
+            program,
             target,
-            ok: true,
-            log: None,
-            kernels: Vec::new(),
-            note: Some("written in OpenCL C: not a CUDA program".into()),
-            ptx: None,
-            cubin: None,
-        };
+            true,
+            None,
+            Some("written in OpenCL C: not a CUDA program"),
+        );
     };
     match nvrtc::compile(&text, &program.name, arch, &[]) {
-        Err(e) => ProgramCheck {
-            program: program.name.to_string(),
-            origin: program.origin.to_string(),
-            target,
-            ok: false,
-            log: Some(e.to_string()),
-            kernels: Vec::new(),
-            note: None,
-            ptx: None,
-            cubin: None,
-        },
+        Err(e) => ProgramCheck::of(program, target, false, Some(e.to_string()), None),
         Ok(compiled) => {
             let (kernels, note, ok) = match ptxas {
                 None => (
@@ -175,18 +177,15 @@ fn check_nvrtc(
                     Err(e) => (Vec::new(), Some(format!("ptxas refused it: {e}")), false),
                 },
             };
+            let log = (!compiled.log.trim().is_empty()).then(|| compiled.log.trim().to_string());
             ProgramCheck {
-                program: program.name.to_string(),
-                origin: program.origin.to_string(),
-                target,
-                ok,
-                log: (!compiled.log.trim().is_empty()).then(|| compiled.log.trim().to_string()),
                 kernels,
                 note,
                 cubin: compiled
                     .cubin
                     .map(|c| (nvrtc::cubin_file_name(&program.name, arch, &text), c)),
                 ptx: Some(compiled.ptx),
+                ..ProgramCheck::of(program, target, ok, log, None)
             }
         }
     }
