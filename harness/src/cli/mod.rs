@@ -225,10 +225,12 @@ enum Command {
     /// and report the absolute percentage error per phase and in total (mean, median, max);
     /// JSON and CSV beside the calibrations.
     ///
-    /// Two variants: `paper` (every small size, Escobar & Boppana's fit) and, when the device
-    /// has a calibration, `windowed`: only the small sizes that saturate the device (≥ n work
-    /// items), are not launch-overhead-dominated, and live in the same memory level as the
-    /// large size, with launches × overhead subtracted. Rejected sizes are listed with why.
+    /// Three variants: `paper` (every small size, Escobar & Boppana's fit) and, when the
+    /// device has a calibration, `windowed`: only the small sizes that saturate the device (≥ n
+    /// work items), are not launch-overhead-dominated, and live in the same memory level as
+    /// the large size, with launches × overhead subtracted; and `calibrated`: the saturated
+    /// sizes of any level, each moved to the large size's level by the calibrated streaming
+    /// and transfer rates (docs/models.md §2.4). Rejected sizes are listed with why.
     Validate {
         /// A workload name or a spec file.
         workload: String,
