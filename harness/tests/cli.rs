@@ -506,3 +506,25 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(status.code(), Some(101), "{stderr}");
 }
+
+#[test]
+fn absurd_sizes_are_refused_not_wrapped() {
+    // 12 · N wraps to 8 bytes in 64-bit arithmetic; 2^62 elements, to 0.
+    for size in ["2^62", "1537228672809129302"] {
+        common::fails_with(
+            &["run", "vadd", "--size", size, "--device", "host"],
+            "more than 2^64 bytes",
+        );
+    }
+    common::fails_with(
+        &[
+            "series",
+            "triad",
+            "--sizes",
+            "1024,2^62",
+            "--device",
+            "host",
+        ],
+        "more than 2^64 bytes",
+    );
+}

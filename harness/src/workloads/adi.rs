@@ -39,7 +39,7 @@ impl Workload for Adi {
 
     fn bytes_needed(&self, size: usize) -> u64 {
         let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
-        copies * 4 * (size as u64).pow(3) + 4
+        super::grid_bytes(copies, size, 3, 4)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

@@ -54,7 +54,7 @@ impl Workload for LuSsor {
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
-        4 * (size as u64).pow(3)
+        super::grid_bytes(1, size, 3, 0)
     }
 
     /// The mean hyperplane: (n − 2)³ points over 3n − 8 planes.

@@ -96,6 +96,24 @@ pub struct RunResult {
     pub verification: Option<Verification>,
 }
 
+/// Bytes of `copies` arrays of 4-byte elements, `size`^`dims` each, plus `extra`: saturating
+/// at `u64::MAX`, so that an absurd size is refused by the memory check ([`check_fits`])
+/// instead of wrapping round to a small number that passes it.
+///
+/// ```
+/// use harness::workloads::grid_bytes;
+/// assert_eq!(grid_bytes(2, 1000, 2, 4), 8_000_004);
+/// assert_eq!(grid_bytes(3, usize::MAX / 4, 1, 0), u64::MAX);
+/// assert_eq!(grid_bytes(1, 1 << 40, 3, 0), u64::MAX);
+/// ```
+pub fn grid_bytes(copies: u64, size: usize, dims: u32, extra: u64) -> u64 {
+    (size as u64)
+        .checked_pow(dims)
+        .and_then(|n| n.checked_mul(4 * copies))
+        .and_then(|b| b.checked_add(extra))
+        .unwrap_or(u64::MAX)
+}
+
 /// Array layout of a workload that has two: the plain one, and one reordered for the
 /// device's access pattern ("dynamic array reordering", docs/models.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +198,12 @@ pub fn check_fits(
     size: usize,
 ) -> Result<(), WorkloadError> {
     let needed = workload.bytes_needed(size);
+    if needed == u64::MAX {
+        return Err(WorkloadError::Invalid(format!(
+            "{} at size {size}: its arrays would need more than 2^64 bytes",
+            workload.name()
+        )));
+    }
     let available = device.info().memory_bytes;
     if available > 0 && needed > available {
         return Err(WorkloadError::TooLarge {

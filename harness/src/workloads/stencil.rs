@@ -262,7 +262,7 @@ impl Workload for Jacobi2d {
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
-        2 * 4 * (size * size) as u64
+        super::grid_bytes(2, size, 2, 0)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {
@@ -312,7 +312,7 @@ impl Workload for Sor {
 
     fn bytes_needed(&self, size: usize) -> u64 {
         let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
-        copies * 4 * (size * size) as u64 + 4
+        super::grid_bytes(copies, size, 2, 4)
     }
 
     /// The mean anti-diagonal: (N − 2)² points over 2N − 5 launches.
@@ -457,7 +457,7 @@ impl Workload for SorRedBlack {
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
-        4 * (size * size) as u64 + 4
+        super::grid_bytes(1, size, 2, 4)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

@@ -76,7 +76,7 @@ impl Workload for Stream {
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
-        3 * 4 * size as u64
+        super::grid_bytes(3, size, 1, 0)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

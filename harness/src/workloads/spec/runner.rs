@@ -197,8 +197,11 @@ impl Workload for SpecWorkload {
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
-        self.lengths(&self.env(size, 1))
-            .map_or(0, |l| l.iter().map(|&n| 4 * n as u64).sum())
+        self.lengths(&self.env(size, 1)).map_or(0, |l| {
+            l.iter().fold(0u64, |sum, &n| {
+                sum.saturating_add((n as u64).saturating_mul(4))
+            })
+        })
     }
 
     fn run(
