@@ -30,6 +30,7 @@ pub fn parse_weight(text: &str) -> Result<Term, MaxPlusError> {
         text,
         tokens,
         position: 0,
+        depth: 0,
     };
     let term = parser.sum()?;
     match parser.peek() {
@@ -128,9 +129,15 @@ fn name(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Token {
     Token::Name(name)
 }
 
+/// A syntax error quoting at most the first 80 characters of the weight.
 fn syntax(text: &str, message: &str) -> MaxPlusError {
+    let weight = if text.chars().count() > 80 {
+        format!("{}…", text.chars().take(80).collect::<String>())
+    } else {
+        text.to_owned()
+    };
     MaxPlusError::WeightSyntax {
-        weight: text.to_owned(),
+        weight,
         message: message.to_owned(),
     }
 }
@@ -140,7 +147,12 @@ struct Parser<'a> {
     text: &'a str,
     tokens: Vec<Token>,
     position: usize,
+    /// Open nesting levels: parentheses and unary minus.
+    depth: usize,
 }
+
+/// The deepest nesting a weight may have (a deeper one would exhaust the stack).
+pub const MAX_NESTING: usize = 64;
 
 impl Parser<'_> {
     fn peek(&self) -> Option<&Token> {
@@ -157,7 +169,23 @@ impl Parser<'_> {
         syntax(self.text, message)
     }
 
+    /// One level deeper, refused past [`MAX_NESTING`].
+    fn deeper(&mut self) -> Result<(), MaxPlusError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.error(&format!("nested more than {MAX_NESTING} levels deep")));
+        }
+        Ok(())
+    }
+
     fn sum(&mut self) -> Result<Term, MaxPlusError> {
+        self.deeper()?;
+        let total = self.sum_inner();
+        self.depth -= 1;
+        total
+    }
+
+    fn sum_inner(&mut self) -> Result<Term, MaxPlusError> {
         let mut total = self.product()?;
         while let Some(sign) = self.peek().cloned() {
             match sign {
@@ -194,7 +222,12 @@ impl Parser<'_> {
         match self.next() {
             Some(Token::Number(value)) => Ok(Term::constant(value)),
             Some(Token::Name(name)) => Ok(Term::parameter(&name)),
-            Some(Token::Minus) => Ok(negate(&self.factor()?)),
+            Some(Token::Minus) => {
+                self.deeper()?;
+                let inner = self.factor();
+                self.depth -= 1;
+                Ok(negate(&inner?))
+            }
             Some(Token::Open) => {
                 let inner = self.sum()?;
                 match self.next() {
@@ -256,6 +289,29 @@ fn integer(text: &str, value: f64, monomial: &super::poly::Monomial) -> Result<i
 mod tests {
     use super::super::parameters::Parameters;
     use super::*;
+
+    #[test]
+    fn deep_nesting_is_refused_and_the_echo_is_short() {
+        let deep = format!("{}t{}", "(".repeat(7_000), ")".repeat(7_000));
+        let e = parse_weight(&deep).unwrap_err().to_string();
+        assert!(
+            e.contains("nested more than 64"),
+            "{}",
+            &e[..200.min(e.len())]
+        );
+        assert!(
+            e.chars().count() < 300,
+            "the error echoes {} characters",
+            e.len()
+        );
+        let minus = format!("{}t", "-".repeat(7_000));
+        assert!(parse_weight(&minus)
+            .unwrap_err()
+            .to_string()
+            .contains("nested"));
+        let ok = format!("{}t + tau{}", "(".repeat(60), ")".repeat(60));
+        assert!(parse_weight(&ok).is_ok());
+    }
 
     fn shown(text: &str) -> String {
         parse_weight(text).expect("valid formula").to_string()

@@ -46,7 +46,15 @@ const FUNCTIONS: &[(&str, usize)] = &[
 struct Parser<'a> {
     text: &'a [u8],
     pos: usize,
+    /// Open nesting levels: parentheses, arguments, indices, unary minus.
+    depth: usize,
 }
+
+/// The deepest nesting an expression may have (a deeper one would exhaust the stack).
+pub const MAX_NESTING: usize = 64;
+
+/// The longest expression accepted, characters (its tree is evaluated recursively).
+pub const MAX_LENGTH: usize = 10_000;
 
 /// Parse `text`.
 ///
@@ -56,9 +64,19 @@ struct Parser<'a> {
 /// assert_eq!(e.eval(&Env::with_size(6)).unwrap(), 4.0);
 /// ```
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
+    if text.len() > MAX_LENGTH {
+        return Err(ParseError {
+            column: MAX_LENGTH + 1,
+            message: format!(
+                "the expression is {} characters long; at most {MAX_LENGTH} are accepted",
+                text.len()
+            ),
+        });
+    }
     let mut p = Parser {
         text: text.as_bytes(),
         pos: 0,
+        depth: 0,
     };
     let e = p.sum()?;
     p.skip();
@@ -96,12 +114,23 @@ impl Parser<'_> {
         }
     }
 
+    /// One level deeper, refused past [`MAX_NESTING`].
+    fn deeper(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.error(format!("nested more than {MAX_NESTING} levels deep")));
+        }
+        Ok(())
+    }
+
     fn sum(&mut self) -> Result<Expr, ParseError> {
+        self.deeper()?;
         let mut left = self.product()?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
             left = Expr::Bin(op as char, Box::new(left), Box::new(self.product()?));
         }
+        self.depth -= 1;
         Ok(left)
     }
 
@@ -116,7 +145,10 @@ impl Parser<'_> {
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
         if self.eat(b'-') {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
+            self.deeper()?;
+            let inner = self.unary()?;
+            self.depth -= 1;
+            return Ok(Expr::Neg(Box::new(inner)));
         }
         self.atom()
     }
@@ -312,6 +344,22 @@ mod tests {
         assert_eq!(eval("1e3 + 2.5e-1", 0), 1000.25);
         assert!((eval("sqrt(N) + sin(0) + cos(0)", 16) - 5.0).abs() < 1e-12);
         assert_eq!(eval("choose(22, 11) + choose(3, 5)", 0), 705_432.0);
+    }
+
+    #[test]
+    fn deep_nesting_and_huge_expressions_are_refused_not_a_stack_overflow() {
+        let deep = format!("{}1{}", "(".repeat(4_000), ")".repeat(4_000));
+        let e = parse(&deep).unwrap_err();
+        assert!(e.message.contains("nested more than 64"), "{}", e.message);
+        let minus = format!("{}1", "-".repeat(9_000));
+        assert!(parse(&minus).unwrap_err().message.contains("nested"));
+        assert!(parse(&"1+".repeat(6_000))
+            .unwrap_err()
+            .message
+            .contains("at most"));
+        // 60 levels are fine.
+        let ok = format!("{}N{}", "(".repeat(60), ")".repeat(60));
+        assert_eq!(parse(&ok).unwrap().eval(&Env::with_size(3)).unwrap(), 3.0);
     }
 
     #[test]
