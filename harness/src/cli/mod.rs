@@ -602,16 +602,14 @@ fn series_command(
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
-    let facts = || -> Result<harness::fit::window::DeviceFacts> {
-        match calibration_path(calibration.as_deref(), output_dir, device.info()) {
-            Some(path) => Ok(harness::calibration::model_parameters::window_facts(
-                &Calibration::load(&path)?,
-            )),
-            None => bail!(
-                "--sizes auto needs the device's calibration: {} does not exist (run `harness calibrate` or give --calibration)",
-                default_path(output_dir, device.info()).display()
-            ),
-        }
+    let facts = || {
+        match device_facts(calibration.as_deref(), output_dir, device.info())? {
+        Some(f) => Ok(f),
+        None => bail!(
+            "--sizes auto needs the device's calibration: {} does not exist (run `harness calibrate` or give --calibration)",
+            default_path(output_dir, device.info()).display()
+        ),
+    }
     };
     let sizes = &small_sizes(sizes, workload.as_ref(), target, facts)?;
     eprintln!(
@@ -636,6 +634,22 @@ fn series_command(
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
     write_and_say(&series.stem(output_dir), formats, &series)
+}
+
+/// What the fit windows and the calibrated variant need from the device's calibration (the
+/// explicit file, or the device's file under `dir`); `None` where there is none.
+fn device_facts(
+    explicit: Option<&std::path::Path>,
+    dir: &std::path::Path,
+    device: &harness::backend::DeviceInfo,
+) -> Result<Option<harness::fit::window::DeviceFacts>> {
+    calibration_path(explicit, dir, device)
+        .map(|path| {
+            Ok(harness::calibration::model_parameters::window_facts(
+                &Calibration::load(&path)?,
+            ))
+        })
+        .transpose()
 }
 
 /// A count that must be at least 1 (`--iters`).
@@ -769,18 +783,13 @@ fn validate_command(
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
     let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
-    let facts = match calibration_path(calibration.as_deref(), output_dir, device.info()) {
-        Some(path) => Some(harness::calibration::model_parameters::window_facts(
-            &Calibration::load(&path)?,
-        )),
-        None => {
-            eprintln!(
-                "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
-                default_path(output_dir, device.info()).display()
-            );
-            None
-        }
-    };
+    let facts = device_facts(calibration.as_deref(), output_dir, device.info())?;
+    if facts.is_none() {
+        eprintln!(
+            "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
+            default_path(output_dir, device.info()).display()
+        );
+    }
     let small = small_sizes(
         small,
         workload.as_ref(),
