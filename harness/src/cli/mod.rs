@@ -2,6 +2,7 @@
 
 mod balance;
 mod check;
+mod cluster;
 mod maxplus;
 mod suite;
 
@@ -150,6 +151,12 @@ enum Command {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// Also write the run's interval trace (the run, each iteration, each phase, with the
+        /// shadow exchanges and reductions its distributed version performs) for
+        /// `predict-cluster`. jacobi2d and sor-rb; on the host, RAYON_NUM_THREADS=1 makes the
+        /// trace one core's.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
     },
     /// Run a workload at several small sizes (each repeated) and write the per-phase series
     /// as JSON and CSV beside the device's calibration under calibrations/.
@@ -329,6 +336,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Predict a run on a grid of processors from a trace taken on one, as the DVM
+    /// Predictor does: each processor computes its BLOCK of the grid, exchanges shadow edges
+    /// and joins reductions; per interval (the run, each iteration, each phase) the
+    /// execution time, efficiency, productive time and the losses (insufficient parallelism,
+    /// shadow exchange, reduction, synchronization, idle), which add up to processors × time.
+    ///
+    /// Example: harness run jacobi2d -n 1026 --iters 200 --device host --trace t.json
+    ///          harness mpi-pingpong --output net.toml   (built with --features mpi)
+    ///          harness predict-cluster --trace t.json --grid 2x1 --network net.toml --output p
+    PredictCluster(cluster::PredictClusterArgs),
+    /// Put a prediction beside a measured distributed run: execution time per interval (±15 %)
+    /// and every loss term (within 25 % or 5 % of the interval's total, the larger).
+    ///
+    /// Example: harness compare-cluster p.json m.json
+    CompareCluster(cluster::CompareClusterArgs),
+    /// Measure the message start time and time per byte between MPI ranks 0 and 1 (a
+    /// ping-pong over sizes 0 B to 4 MiB, a line through the medians) and write a network
+    /// file for predict-cluster. Needs the `mpi` feature; run as `mpirun -np 2 harness
+    /// mpi-pingpong --output net.toml`.
+    MpiPingpong(cluster::MpiPingpongArgs),
+    /// Run jacobi2d or sor-rb distributed over MPI ranks (one block each, real shadow
+    /// exchanges and reductions, host code on one thread per rank), verified against the
+    /// sequential reference, and write the measured interval report in the prediction's
+    /// schema. Needs the `mpi` feature; run as `mpirun -np 2 harness mpi-run jacobi2d -n 1026`.
+    MpiRun(cluster::MpiRunArgs),
     /// Compare two calibration files parameter by parameter (ratio, CI overlap).
     Compare {
         /// The earlier calibration.
@@ -369,6 +401,10 @@ pub fn run() -> Result<()> {
         Command::Balance(args) => balance::balance_command(args),
         Command::ValidateSuite(args) => suite::suite_command(args),
         Command::CheckKernels(args) => check::check_command(args),
+        Command::PredictCluster(args) => cluster::predict_cluster_command(args),
+        Command::CompareCluster(args) => cluster::compare_cluster_command(args),
+        Command::MpiPingpong(args) => cluster::mpi_pingpong_command(args),
+        Command::MpiRun(args) => cluster::mpi_run_command(args),
         Command::Validate {
             workload,
             small,
@@ -396,7 +432,17 @@ pub fn run() -> Result<()> {
             device,
             no_verify,
             json,
-        } => run_command(&workload, size, iters, layout, device, !no_verify, json),
+            trace,
+        } => run_command(
+            &workload,
+            size,
+            iters,
+            layout,
+            device,
+            !no_verify,
+            json,
+            trace.as_deref(),
+        ),
         Command::Series {
             workload,
             sizes,
@@ -561,6 +607,7 @@ pub(crate) fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -
     Ok(select(list, &selector.unwrap_or(DeviceSelector::Best))?)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_command(
     name: &str,
     size: usize,
@@ -569,8 +616,12 @@ fn run_command(
     selector: Option<DeviceSelector>,
     verify: bool,
     json: bool,
+    trace: Option<&std::path::Path>,
 ) -> Result<()> {
     let workload = lookup(name, layout)?;
+    if trace.is_some() && !harness::experiments::cluster::CLUSTER_WORKLOADS.contains(&name) {
+        bail!("{}", harness::experiments::cluster::unsupported(name));
+    }
     let list = discover();
     let index = pick_device(&list, selector)?;
     let device = list.devices[index].as_ref();
@@ -580,6 +631,14 @@ fn run_command(
         device.info().backend
     );
     let result = workload.run(device, size, iters, verify)?;
+    if let Some(path) = trace {
+        let threads = (device.info().backend == harness::backend::BackendKind::Host)
+            .then(rayon::current_num_threads);
+        let t = harness::experiments::cluster::trace_of(&result, &device.info().name, threads)?;
+        write_atomically(path, serde_json::to_string_pretty(&t)?.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote the trace {}", path.display());
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

@@ -8,6 +8,9 @@
 
 pub mod balance;
 pub mod check_kernels;
+pub mod cluster;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod predict;
 pub mod series;
 pub mod suite;

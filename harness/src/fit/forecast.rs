@@ -157,9 +157,12 @@ pub fn forecast(series: &SeriesMedians, target: f64) -> Result<Forecast, FitErro
     forecast_variant(series, target, None, Variant::Paper)
 }
 
-/// Whether a phase is a kernel (it pays the launch overhead), not a transfer or host step.
+/// Whether a phase is a kernel (it pays the launch overhead), not a transfer (`upload`,
+/// `download`, `download …` such as SOR's `download eps`) or a host step (`host:…`).
 pub fn is_kernel_phase(name: &str) -> bool {
-    !matches!(name, "upload" | "download") && !name.starts_with("host:")
+    !matches!(name, "upload" | "download")
+        && !name.starts_with("download ")
+        && !name.starts_with("host:")
 }
 
 /// The `windowed` forecast: only the series points whose sizes are in `accepted`, and each

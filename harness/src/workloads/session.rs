@@ -88,13 +88,23 @@ impl<'d> Session<'d> {
 
     /// `count` floats read back, recorded as the `download` phase.
     pub fn download_f32(&mut self, buf: &Buffer, count: usize) -> Result<Vec<f32>, WorkloadError> {
+        self.download_f32_as("download", buf, count)
+    }
+
+    /// [`Session::download_f32`] recorded as `phase` (a per-iteration read such as SOR's
+    /// EPS, kept apart from the final download).
+    pub fn download_f32_as(
+        &mut self,
+        phase: &str,
+        buf: &Buffer,
+        count: usize,
+    ) -> Result<Vec<f32>, WorkloadError> {
         let mut bytes = vec![0u8; count * 4];
         // The host array a program reads into already exists: its pages are not the
         // download's cost.
         crate::backend::touch_pages(&mut bytes);
         let t = self.device.download(buf, &mut bytes)?;
-        self.phases
-            .add_moving("download", t, Some(bytes.len() as u64));
+        self.phases.add_moving(phase, t, Some(bytes.len() as u64));
         Ok(bytes
             .chunks_exact(4)
             .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))

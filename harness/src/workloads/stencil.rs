@@ -65,13 +65,36 @@ fn host_jacobi(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         .par_chunks_mut(n)
         .enumerate()
         .filter(|(i, _)| *i >= 1 && *i + 1 < n)
-        .for_each(|(i, row)| {
-            for (j, cell) in row.iter_mut().enumerate().take(n - 1).skip(1) {
-                let p = i * n + j;
-                *cell = 0.25 * (((src[p - n] + src[p + n]) + src[p - 1]) + src[p + 1]);
-            }
-        });
+        .for_each(|(i, row)| jacobi_row(src, row, i, n));
     Ok(())
+}
+
+/// One interior row `i` of a Jacobi sweep over a grid `width` points wide: `out[j]` for
+/// `j` in `1..width − 1` from the four neighbours in `src`, in the kernel's operation order.
+/// The host twin and the distributed version (`harness mpi-run`) share it.
+pub fn jacobi_row(src: &[f32], out: &mut [f32], i: usize, width: usize) {
+    let n = width;
+    for (j, cell) in out.iter_mut().enumerate().take(n - 1).skip(1) {
+        let p = i * n + j;
+        *cell = 0.25 * (((src[p - n] + src[p + n]) + src[p - 1]) + src[p + 1]);
+    }
+}
+
+/// One colour of red-black SOR on interior row `i` of a grid `width` points wide, updating
+/// the points `j ≥ first` (1 or 2), every other one; returns the largest |change| as the bits
+/// of a non-negative f32 (which order as the values do). Shared by the host twin and the
+/// distributed version.
+pub fn sor_rb_row(grid: &mut [f32], i: usize, width: usize, first: usize, w: f32) -> u32 {
+    let n = width;
+    let mut eps = 0u32;
+    for j in (first..n - 1).step_by(2) {
+        let p = i * n + j;
+        let c = grid[p];
+        let v = sor_point(c, grid[p - n], grid[p + n], grid[p - 1], grid[p + 1], w);
+        grid[p] = v;
+        max_bits(&mut eps, c - v);
+    }
+    eps
 }
 
 fn host_sor_diag(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
@@ -169,22 +192,22 @@ fn host_sor_rb(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (n, parity, w) = (a.u32(1)? as usize, a.u32(2)? as usize, a.f32(3)?);
     let eps = &mut a.slice_mut::<u32>(4)?[0];
     for i in 1..n - 1 {
-        for j in (1..n - 1).filter(|j| (i + j) % 2 == parity) {
-            let p = i * n + j;
-            let c = grid[p];
-            let v = sor_point(c, grid[p - n], grid[p + n], grid[p - 1], grid[p + 1], w);
-            grid[p] = v;
-            max_bits(eps, c - v);
-        }
+        // The first j ≥ 1 with (i + j) % 2 == parity.
+        let first = 1 + (i + 1 + parity) % 2;
+        *eps = (*eps).max(sor_rb_row(grid, i, n, first, w));
     }
     Ok(())
 }
 
 /// The initial grid: deterministic values in [0, 1).
 pub fn initial_grid(n: usize) -> Vec<f32> {
-    (0..n * n)
-        .map(|k| ((k as u64 * 2_654_435_761 % 1000) as f32) * 1e-3)
-        .collect()
+    (0..n * n).map(initial_value).collect()
+}
+
+/// The initial value of point `k` (row-major) of the grid: a block of a distributed run
+/// fills itself from it.
+pub fn initial_value(k: usize) -> f32 {
+    ((k as u64 * 2_654_435_761 % 1000) as f32) * 1e-3
 }
 
 /// Listing 1 run sequentially on the host: the reference. Returns the grid and EPS per
@@ -384,8 +407,11 @@ fn interior_diagonals(n: usize) -> impl Iterator<Item = (usize, usize, usize)> {
     })
 }
 
+/// The phase of the per-iteration read of SOR's EPS (kept apart from the final download).
+pub const READ_EPS: &str = "download eps";
+
 fn read_eps(s: &mut Session<'_>, eps: &Buffer) -> Result<f32, WorkloadError> {
-    let bits = s.download_f32(eps, 1)?[0];
+    let bits = s.download_f32_as(READ_EPS, eps, 1)?[0];
     Ok(bits)
 }
 
