@@ -244,3 +244,39 @@ fn without_the_mpi_feature_the_mpi_commands_say_how_to_get_it() {
         "--features mpi",
     );
 }
+
+#[test]
+fn gpu_attached_processors_pay_the_calibrations_host_link_on_every_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path(), "jacobi2d");
+    let cal = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../calibrations/host-amd-epyc.json"
+    );
+    let run = |extra: &[&str]| {
+        let out = harness()
+            .args(["predict-cluster", "--trace", &t, "--grid", "2", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let alone = run(&["--calibration", cal]);
+    assert_eq!(alone["network"]["kind"], "network");
+    assert!(alone["notes"].to_string().contains("host link"));
+    let shadow = |v: &serde_json::Value| v["intervals"][0]["losses"]["shadow"].as_f64().unwrap();
+    assert!(shadow(&alone) > 0.0);
+    let net = write(dir.path(), "net.toml", NET);
+    let both = run(&["--calibration", cal, "--network", &net]);
+    let plain = run(&["--network", &net]);
+    assert!(shadow(&both) > shadow(&plain));
+    fails_with(
+        &["predict-cluster", "--trace", &t, "--grid", "2"],
+        "required arguments",
+    );
+}

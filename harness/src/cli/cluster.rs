@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use harness::experiments::cluster::{load_trace, predict};
+use harness::calibration::Calibration;
+use harness::experiments::cluster::{device_hops, load_trace, predict, with_device_hops};
 use harness::experiments::series::{read_json, Series};
 use harness::export::{with_suffix, write_atomically};
 use harness::model::cluster::report::CLUSTER_SCHEMA;
@@ -23,8 +24,14 @@ pub struct PredictClusterArgs {
     grid: Option<String>,
     /// The network file (TOML with the Predictor's fields: type = "network" | "transputer",
     /// start_time and send_byte_time in µs, power, topology); `harness mpi-pingpong` writes one.
+    #[arg(long, value_name = "FILE", required_unless_present = "calibration")]
+    network: Option<PathBuf>,
+    /// GPU-attached processors: every message also crosses each end's host link (a download
+    /// and an upload, from this calibration's transfer fits). Without --network the
+    /// processors are GPUs of one host, their messages one at a time through its memory (a
+    /// bus whose line is those two crossings).
     #[arg(long, value_name = "FILE")]
-    network: PathBuf,
+    calibration: Option<PathBuf>,
     /// Override the network file's power: measured processor's speed over the target's
     /// (2 = each target processor is half as fast, e.g. two ranks sharing a core).
     #[arg(long)]
@@ -130,8 +137,29 @@ fn read_text(path: &Path, what: &str) -> Result<String> {
 /// `harness predict-cluster`.
 pub fn predict_cluster_command(args: PredictClusterArgs) -> Result<()> {
     let trace = load_trace(&args.trace)?;
-    let mut network = Network::from_toml(&read_text(&args.network, "network file")?)
-        .with_context(|| format!("{}", args.network.display()))?;
+    let mut notes = Vec::new();
+    let mut network = match &args.network {
+        Some(path) => Network::from_toml(&read_text(path, "network file")?)
+            .with_context(|| format!("{}", path.display()))?,
+        None => Network::new(
+            NetworkKind::Bus,
+            harness::units::Seconds(0.0),
+            0.0,
+            1.0,
+            None,
+        )?,
+    };
+    if let Some(path) = &args.calibration {
+        let cal = Calibration::load(path)?;
+        let Some((start, per_byte, note)) = device_hops(&cal) else {
+            bail!(
+                "{}: the calibration has no host↔device transfer fits to cost messages with",
+                path.display()
+            );
+        };
+        network = with_device_hops(&network, (start, per_byte))?;
+        notes.push(note);
+    }
     if let Some(p) = args.power {
         network = network.with_power(p)?;
     }
@@ -154,7 +182,8 @@ pub fn predict_cluster_command(args: PredictClusterArgs) -> Result<()> {
         Some(p) => Some(Series::load(p)?.medians()),
         None => None,
     };
-    let report = predict(&trace, &grid, &network, series.as_ref())?;
+    let mut report = predict(&trace, &grid, &network, series.as_ref())?;
+    report.notes.extend(notes);
     if let Some(stem) = &args.output {
         write_report(stem, &report)?;
     }

@@ -6,12 +6,14 @@
 //! interior points, with a one-layer shadow exchange before every sweep that reads
 //! neighbours and, for SOR, a 4-byte max reduction of EPS per iteration.
 
+use crate::calibration::Calibration;
 use crate::fit::forecast::SeriesMedians;
 use crate::model::cluster::trace::TRACE_SCHEMA;
 use crate::model::cluster::{
     replay, Blocks, ClusterError, ClusterReport, ComputeScale, Network, ProcessorGrid,
     ReplayOptions, Trace, TraceInterval, TraceStep, Work,
 };
+use crate::units::Seconds;
 use crate::workloads::stencil::READ_EPS;
 use crate::workloads::{RunResult, WorkloadError};
 
@@ -240,6 +242,35 @@ pub fn predict(
     }
     report.notes.extend(notes);
     Ok(report)
+}
+
+/// A message between two GPU-attached processors also crosses each one's host link: a
+/// download at the sender and an upload at the receiver. From the calibration's transfer
+/// fits (`device_to_host`, `host_to_device`), the start time and time per byte those two
+/// crossings add to every message, and a line saying so; `None` without both fits.
+pub fn device_hops(calibration: &Calibration) -> Option<(Seconds, f64, String)> {
+    let fit = |d: &str| calibration.transfers.iter().find(|t| t.direction == d);
+    let (down, up) = (fit("device_to_host")?, fit("host_to_device")?);
+    let start = Seconds((down.start_ns + up.start_ns).max(0.0) * 1e-9);
+    let per_byte = (down.ns_per_byte + up.ns_per_byte).max(0.0) * 1e-9;
+    let note = format!(
+        "each message also crosses the device's host link twice (download + upload, from the calibration of {}): +{:.3} µs and +{:.3e} µs per byte",
+        calibration.device.name,
+        start.0 * 1e6,
+        per_byte * 1e6
+    );
+    Some((start, per_byte, note))
+}
+
+/// `network` with the device hops of [`device_hops`] added to its message line.
+pub fn with_device_hops(network: &Network, hops: (Seconds, f64)) -> Result<Network, ClusterError> {
+    Network::new(
+        network.kind,
+        Seconds(network.start.0 + hops.0 .0),
+        network.byte_time + hops.1,
+        network.power,
+        network.topology.clone(),
+    )
 }
 
 /// Load a trace file and check it.

@@ -9,7 +9,7 @@
 //!   (halo) exchange moves between each pair of processors;
 //! - [`cost`]: the time of a set of messages, of a reduction, with message pipelining on a grid;
 //! - [`trace`]: the interval tree a one-processor run records;
-//! - [`replay`]: the simulation over every processor, with clock alignment at collectives;
+//! - [`mod@replay`]: the simulation over every processor, with clock alignment at collectives;
 //! - [`report`]: per interval the productive time, total time, efficiency and losses, and the
 //!   comparison of a prediction with a measured run.
 //!
