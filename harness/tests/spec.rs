@@ -103,3 +103,46 @@ fn a_wrong_check_is_a_mismatch() {
         .unwrap_err();
     assert!(matches!(err, WorkloadError::Mismatch { .. }), "{err}");
 }
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn buffers_shorter_than_the_launch_are_refused_before_the_kernel_runs() {
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(examples().join("saxpy.cl"), dir.path().join("saxpy.cl")).unwrap();
+    let text = std::fs::read_to_string(examples().join("saxpy.toml")).unwrap();
+    let spec = |length: &str, extra: &str| {
+        let path = dir.path().join("short.toml");
+        let t = text.replacen(
+            "length = \"N\"\ninit = { random",
+            &format!("length = \"{length}\"\n{extra}init = {{ random"),
+            1,
+        );
+        assert_ne!(t, text);
+        std::fs::write(&path, t).unwrap();
+        load(&path)
+    };
+    for (length, needle) in [
+        ("N - 1", "999 elements"),
+        ("1", "1 elements"),
+        ("0", "at least one element"),
+    ] {
+        let err = spec(length, "")
+            .unwrap()
+            .run(device, 1000, 1, true)
+            .unwrap_err();
+        assert!(err.to_string().contains(needle), "{length}: {err}");
+    }
+    // `indexing = "own"` hands the bound to the user (here kept: the buffer is N long).
+    let own = spec("N", "indexing = \"own\"\n").unwrap();
+    assert!(own.run(device, 1000, 1, true).is_ok());
+    let bad = spec("N", "indexing = \"sometimes\"\n").unwrap_err();
+    assert!(bad.to_string().contains("indexing"), "{bad}");
+}

@@ -142,6 +142,14 @@ pub enum FitError {
         #[source]
         source: Box<FitError>,
     },
+    /// A prediction past the largest representable time.
+    #[error("at target {target:e} the fitted power law (exponent {exponent:.3}) exceeds the largest representable time: choose a smaller target")]
+    Overflow {
+        /// The target size.
+        target: f64,
+        /// The fitted exponent.
+        exponent: f64,
+    },
     /// The regression library refused the data.
     #[error("regression failed: {0}")]
     Regression(String),

@@ -393,7 +393,23 @@ fn fit_log_log(
         interpolation,
         notes,
     };
+    if fit
+        .log_times
+        .iter()
+        .all(|v| (v - fit.log_times[0]).abs() < 1e-12)
+    {
+        fit.notes.push(
+            "the times are equal at every size: the fitted exponent is 0 up to rounding and R² says nothing (there is no variance to explain)"
+                .into(),
+        );
+    }
     let (point, lo, hi) = fit.predict_at(target);
+    if !(point.is_finite() && hi.is_finite()) {
+        return Err(FitError::Overflow {
+            target,
+            exponent: fit.c,
+        });
+    }
     fit.prediction_seconds = point;
     fit.prediction_interval_seconds = [lo, hi];
     Ok(fit)
@@ -583,6 +599,25 @@ pub fn window_warnings(fit: &FractalFit, expected_exponent: Option<f64>) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prediction_past_the_largest_time_is_an_error_and_equal_times_say_so() {
+        let sizes = [1.0, 2.0, 4.0, 8.0];
+        let err = fit_power_law(&sizes, &[1.0, 4.0, 16.0, 64.0], 1e308).unwrap_err();
+        assert!(matches!(err, FitError::Overflow { .. }), "{err}");
+        let flat = fit_power_law(&sizes, &[0.5; 4], 64.0).unwrap();
+        assert!(flat.c.abs() < 1e-9);
+        assert!(
+            flat.notes.iter().any(|n| n.contains("equal at every size")),
+            "{:?}",
+            flat.notes
+        );
+        let rising = fit_power_law(&sizes, &[1.0, 2.0, 4.0, 8.0], 64.0).unwrap();
+        assert!(!rising
+            .notes
+            .iter()
+            .any(|n| n.contains("equal at every size")));
+    }
     use proptest::prelude::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};

@@ -31,6 +31,8 @@ struct RawBuffer {
     length: Spanned<String>,
     #[serde(default)]
     init: Option<RawInit>,
+    #[serde(default)]
+    indexing: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,6 +111,10 @@ pub struct BufferSpec {
     pub length: Expr,
     /// Initial data.
     pub init: Init,
+    /// Whether kernels index the buffer by work item (the default: every launch passing it
+    /// must have at most `length` work items), or keep within it their own way (`indexing =
+    /// "own"`, e.g. a reduction cell: then the user guarantees the bounds).
+    pub by_work_item: bool,
 }
 
 /// A validated kernel argument.
@@ -317,11 +323,29 @@ fn buffer(ctx: &Ctx<'_>, i: usize, b: &RawBuffer) -> Result<BufferSpec, Workload
         },
         Some(RawInit::Formula(f)) => Init::Formula(ctx.expr(f, &field("init.formula"))?),
     };
+    let by_work_item = match &b.indexing {
+        None => true,
+        Some(v) => match v.get_ref().as_str() {
+            "work-item" => true,
+            "own" => false,
+            other => {
+                return Err(ctx.err(
+                    &v.span(),
+                    &field("indexing"),
+                    format!(
+                        "unknown indexing {:?} (use \"work-item\" or \"own\")",
+                        other.chars().take(40).collect::<String>()
+                    ),
+                ))
+            }
+        },
+    };
     Ok(BufferSpec {
         name: b.name.get_ref().clone(),
         element: element(ctx, &b.element, &field("type"))?,
         length: ctx.expr(&b.length, &field("length"))?,
         init,
+        by_work_item,
     })
 }
 

@@ -27,10 +27,20 @@ impl SpecWorkload {
         self.buffers
             .iter()
             .map(|b| {
-                b.length
+                let n = b
+                    .length
                     .eval_count(env)
-                    .map(|n| n as usize)
-                    .map_err(|e| invalid(self, format!("buffer {} length: {e}", b.name)))
+                    .map_err(|e| invalid(self, format!("buffer {} length: {e}", b.name)))?;
+                if n == 0 {
+                    return Err(invalid(
+                        self,
+                        format!(
+                            "buffer {} length: evaluates to 0; a buffer needs at least one element",
+                            b.name
+                        ),
+                    ));
+                }
+                Ok(n as usize)
             })
             .collect()
     }
@@ -172,10 +182,28 @@ fn launch_once(
     s: &mut Session<'_>,
     spec: &SpecWorkload,
     l: &LaunchSpec,
-    buffers: &[Buffer],
+    (buffers, lengths): (&[Buffer], &[usize]),
     env: &Env<'_>,
 ) -> Result<(), WorkloadError> {
     let launch = shape(spec, l, env, s.device.preferred_group_size())?;
+    let items = launch.global[..launch.dims]
+        .iter()
+        .try_fold(1usize, |a, &g| a.checked_mul(g))
+        .unwrap_or(usize::MAX);
+    for a in &l.args {
+        if let ArgSpec::Buffer(i) = a {
+            let b = &spec.buffers[*i];
+            if b.by_work_item && lengths[*i] < items {
+                return Err(invalid(
+                    spec,
+                    format!(
+                        "kernel {}: the launch has {items} work items but buffer {} has {} elements: a kernel indexing it by work item would access past its end; make it longer, or set indexing = \"own\" on the buffer if the kernel stays within it (then that is yours to guarantee)",
+                        l.kernel, b.name, lengths[*i]
+                    ),
+                ));
+            }
+        }
+    }
     let mut args = Vec::with_capacity(l.args.len());
     for a in &l.args {
         args.push(match a {
@@ -238,7 +266,7 @@ impl Workload for SpecWorkload {
         for _ in 0..iterations {
             for l in &self.launches {
                 match &l.host_loop {
-                    None => launch_once(&mut s, self, l, &buffers, &env)?,
+                    None => launch_once(&mut s, self, l, (&buffers, &lengths), &env)?,
                     Some((from, to)) => {
                         let err =
                             |m: String| invalid(self, format!("kernel {} loop: {m}", l.kernel));
@@ -246,7 +274,7 @@ impl Workload for SpecWorkload {
                         let mut k = a;
                         while k <= b {
                             env.vars.insert("k", k);
-                            launch_once(&mut s, self, l, &buffers, &env)?;
+                            launch_once(&mut s, self, l, (&buffers, &lengths), &env)?;
                             k += 1.0;
                         }
                     }
