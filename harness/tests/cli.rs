@@ -546,7 +546,17 @@ fn an_unwritable_output_is_refused_before_any_measurement() {
     std::fs::write(dir.path().join("plain"), "a file").unwrap();
     let under_a_file = dir.path().join("plain/sub");
     let under = under_a_file.to_str().unwrap();
-    let cases: [&[&str]; 5] = [
+    let calibration = dir.path().join("cal.json");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/calibration-host.json"
+        ),
+        &calibration,
+    )
+    .unwrap();
+    let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs/triad.toml");
+    let cases: [&[&str]; 8] = [
         &[
             "calibrate",
             "--device",
@@ -593,6 +603,30 @@ fn an_unwritable_output_is_refused_before_any_measurement() {
             "--plot-dir",
             under,
         ],
+        &["validate-suite", "--device", "host", "--output-dir", under],
+        &[
+            "balance",
+            "--workload",
+            "sor",
+            "--size",
+            "64",
+            "--device",
+            "host",
+            "--output-dir",
+            under,
+        ],
+        &[
+            "validate-maxplus",
+            graph,
+            "--sizes",
+            "2^10",
+            "--device",
+            "host",
+            "--calibration",
+            calibration.to_str().unwrap(),
+            "--plot-dir",
+            under,
+        ],
     ];
     for args in cases {
         let out = harness()
@@ -604,7 +638,9 @@ fn an_unwritable_output_is_refused_before_any_measurement() {
         assert!(line.contains("cannot write into"), "{args:?}: {line}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            !stderr.contains("calibrating") && !stderr.contains("series of"),
+            !["calibrating", "series of", "measuring", "N = "]
+                .iter()
+                .any(|s| stderr.contains(s)),
             "{args:?} measured first: {stderr}"
         );
     }
@@ -613,7 +649,11 @@ fn an_unwritable_output_is_refused_before_any_measurement() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, ["plain"], "the checks leave nothing behind");
+    assert_eq!(
+        left,
+        ["cal.json", "plain"],
+        "the checks leave nothing behind"
+    );
 }
 
 #[test]
