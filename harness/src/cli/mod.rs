@@ -662,8 +662,8 @@ fn device_facts(
         .transpose()
 }
 
-/// Fail at once when files cannot be written into `dir` (created if missing), rather than
-/// after the measurements.
+/// Fail at once when files cannot be written into `dir`, rather than after the
+/// measurements (a missing folder is created for the check and removed again).
 pub(crate) fn check_output_dir(dir: &std::path::Path) -> Result<()> {
     harness::export::check_writable(dir)
         .with_context(|| format!("cannot write into {}", dir.display()))
