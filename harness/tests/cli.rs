@@ -275,6 +275,12 @@ fn balance_measures_the_sor_batch_and_runs_the_splits_on_the_host() {
 #[test]
 fn sizes_and_targets_take_powers_of_two_and_series_export_every_format() {
     let dir = tempfile::tempdir().unwrap();
+    // What a run killed during a write leaves (no process can have PID 2^22 + 1): swept.
+    let stale = dir
+        .path()
+        .join("calibrations/.x.series.vadd.json.4194305.tmp");
+    std::fs::create_dir(dir.path().join("calibrations")).unwrap();
+    std::fs::write(&stale, "{\"partial").unwrap();
     harness()
         .current_dir(dir.path())
         .args([
@@ -311,6 +317,11 @@ fn sizes_and_targets_take_powers_of_two_and_series_export_every_format() {
             .clone()
     };
     let json = with(".series.vadd.json");
+    assert!(!stale.exists(), "the stale temporary is swept");
+    assert!(
+        !files.iter().any(|p| p.to_string_lossy().ends_with(".tmp")),
+        "{files:?}"
+    );
     for suffix in [
         ".series.vadd.csv",
         ".series.vadd.md",
@@ -527,4 +538,242 @@ fn absurd_sizes_are_refused_not_wrapped() {
         ],
         "more than 2^64 bytes",
     );
+}
+
+#[test]
+fn an_unwritable_output_is_refused_before_any_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plain"), "a file").unwrap();
+    let under_a_file = dir.path().join("plain/sub");
+    let under = under_a_file.to_str().unwrap();
+    let calibration = dir.path().join("cal.json");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/calibration-host.json"
+        ),
+        &calibration,
+    )
+    .unwrap();
+    let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/graphs/triad.toml");
+    let cases: [&[&str]; 8] = [
+        &[
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--output-dir",
+            "/proc/forbidden-dir",
+        ],
+        &[
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--output",
+            "/proc/forbidden-dir",
+        ],
+        &[
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--output-dir",
+            under,
+        ],
+        &[
+            "series",
+            "vadd",
+            "--sizes",
+            "2^12",
+            "--device",
+            "host",
+            "--output-dir",
+            under,
+        ],
+        &[
+            "validate",
+            "vadd",
+            "--small",
+            "2^12",
+            "--large",
+            "2^14",
+            "--device",
+            "host",
+            "--plot-dir",
+            under,
+        ],
+        &["validate-suite", "--device", "host", "--output-dir", under],
+        &[
+            "balance",
+            "--workload",
+            "sor",
+            "--size",
+            "64",
+            "--device",
+            "host",
+            "--output-dir",
+            under,
+        ],
+        &[
+            "validate-maxplus",
+            graph,
+            "--sizes",
+            "2^10",
+            "--device",
+            "host",
+            "--calibration",
+            calibration.to_str().unwrap(),
+            "--plot-dir",
+            under,
+        ],
+    ];
+    for args in cases {
+        let out = harness()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let line = one_error_line(&out);
+        assert!(line.contains("cannot write into"), "{args:?}: {line}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !["calibrating", "series of", "measuring", "N = "]
+                .iter()
+                .any(|s| stderr.contains(s)),
+            "{args:?} measured first: {stderr}"
+        );
+    }
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["cal.json", "plain"],
+        "the checks leave nothing behind"
+    );
+}
+
+#[test]
+fn a_second_calibrate_on_the_device_fails_at_once() {
+    use harness::backend::{discover, select, BackendKind, DeviceSelector};
+    let dir = tempfile::tempdir().unwrap();
+    let list = discover();
+    let host = select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap();
+    let info = list.devices[host].info().clone();
+    // This test is the other run: it holds the host's lock in the default output folder.
+    let held =
+        harness::calibration::lock::lock_device(&dir.path().join("calibrations"), &info).unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["calibrate", "--device", "host", "--quick"])
+        .output()
+        .unwrap();
+    let line = one_error_line(&out);
+    assert_eq!(
+        line,
+        format!(
+            "error: another calibrate run (pid {}) holds the lock on {}: calibrations/.{}.lock",
+            std::process::id(),
+            info.name,
+            info.slug()
+        )
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("calibrating"));
+    assert!(held.path().exists());
+    drop(held);
+    assert!(
+        !dir.path().join("calibrations").exists(),
+        "the lock and its folder are gone"
+    );
+}
+
+/// Start `harness args…` in `dir`, wait for a line of standard error starting with `ready`,
+/// send SIGINT and return the exit code and the rest of standard error.
+fn interrupt_when(dir: &std::path::Path, args: &[&str], ready: &str) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("harness"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "ended early: {seen}"
+        );
+        seen.push_str(&line);
+        if line.starts_with(ready) {
+            break;
+        }
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: sends SIGINT to our own child, which has not been waited for yet.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    stderr.read_to_string(&mut seen).unwrap();
+    (child.wait().unwrap().code(), seen)
+}
+
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = walk(dir)
+        .iter()
+        .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out
+}
+
+#[test]
+fn ctrl_c_ends_a_series_at_once_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stderr) = interrupt_when(
+        dir.path(),
+        &[
+            "series",
+            "vadd",
+            "--sizes",
+            "2^20,2^21",
+            "--repeat",
+            "10000",
+            "--device",
+            "host",
+        ],
+        "series of",
+    );
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+#[test]
+fn ctrl_c_stops_a_calibration_and_leaves_no_file_and_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stderr) = interrupt_when(
+        dir.path(),
+        &["calibrate", "--device", "host", "--quick"],
+        "calibrating device",
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }

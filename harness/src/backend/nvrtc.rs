@@ -313,9 +313,9 @@ pub fn ptxas_resources(
     arch: &str,
 ) -> Result<Vec<KernelResources>, String> {
     let dir = std::env::temp_dir().join(format!("harness-ptxas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let file = dir.join(format!("{arch}.ptx"));
-    std::fs::write(&file, ptx).map_err(|e| format!("{}: {e}", file.display()))?;
+    crate::export::write_atomically(&file, ptx.as_bytes())
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     let out = std::process::Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .arg("-v")

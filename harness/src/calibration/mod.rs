@@ -9,6 +9,7 @@
 //! in the library's units.
 
 pub mod compare;
+pub mod lock;
 pub mod measure;
 pub mod model_parameters;
 

@@ -12,7 +12,7 @@ use harness::plot::{balance_figure, save_bars};
 use harness::report::views;
 use harness::workloads::sor_batch::SorBatch;
 
-use super::{pick_device, write_and_say};
+use super::{check_output_dir, pick_device, write_and_say};
 
 /// What `harness balance` was asked.
 #[derive(Args, Debug)]
@@ -116,6 +116,11 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
     };
     let r = args.r.unwrap_or(1);
+    // The folders are checked before the measurements, not after them.
+    check_output_dir(&args.output_dir)?;
+    if let Some(dir) = &args.plot {
+        check_output_dir(dir)?;
+    }
     let list = discover();
     let index = pick_device(&list, args.device.clone())?;
     let device = list.devices[index].as_ref();

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use harness::calibration::Calibration;
 use harness::experiments::cluster::{device_hops, load_trace, predict, with_device_hops};
 use harness::experiments::series::{read_json, Series};
-use harness::export::{with_suffix, write_atomically};
+use harness::export::{with_suffix, write_together};
 use harness::model::cluster::report::CLUSTER_SCHEMA;
 use harness::model::cluster::{compare, ClusterReport, Network, NetworkKind, ProcessorGrid};
 use harness::report::cluster::{cluster_html, cluster_text, comparison_table};
@@ -199,10 +199,8 @@ pub fn predict_cluster_command(args: PredictClusterArgs) -> Result<()> {
 pub fn write_report(stem: &Path, report: &ClusterReport) -> Result<()> {
     let html = with_suffix(stem, "html");
     let json = with_suffix(stem, "json");
-    write_atomically(&html, cluster_html(report).as_bytes())
-        .with_context(|| format!("writing {}", html.display()))?;
-    write_atomically(&json, serde_json::to_string_pretty(report)?.as_bytes())
-        .with_context(|| format!("writing {}", json.display()))?;
+    let (page, data) = (cluster_html(report), serde_json::to_string_pretty(report)?);
+    write_together(&[(&html, page.as_bytes()), (&json, data.as_bytes())])?;
     eprintln!("wrote {} and {}", json.display(), html.display());
     Ok(())
 }
@@ -228,11 +226,11 @@ pub fn compare_cluster_command(args: CompareClusterArgs) -> Result<()> {
         let md = with_suffix(stem, "md");
         let json = with_suffix(stem, "json");
         let table = comparison_table(&c);
-        write_atomically(
-            &md,
-            harness::export::markdown::table_to_markdown(&table).as_bytes(),
-        )?;
-        write_atomically(&json, serde_json::to_string_pretty(&c)?.as_bytes())?;
+        let (text, data) = (
+            harness::export::markdown::table_to_markdown(&table),
+            serde_json::to_string_pretty(&c)?,
+        );
+        write_together(&[(&md, text.as_bytes()), (&json, data.as_bytes())])?;
         eprintln!("wrote {} and {}", json.display(), md.display());
     }
     if args.json {

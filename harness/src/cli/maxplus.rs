@@ -15,7 +15,7 @@ use harness::model::maxplus::{predict_iteration, KernelGraph, LaunchPlan, Parame
 use harness::report::maxplus::{graph_report, inputs_table, predictions_table, validation_report};
 use harness::units::Seconds;
 
-use super::{pick_device, write_and_say};
+use super::{check_output_dir, pick_device, write_and_say};
 
 /// A size: an integer or `2^k`.
 pub fn parse_size(text: &str) -> Result<usize, String> {
@@ -258,8 +258,15 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
         iterations: args.iters,
         repeats: args.repeat,
     };
-    let v = validate_maxplus(&graph, device, &options, |line| eprintln!("{line}"))?;
     let stem = calibration_stem(&calibration_path, graph.name());
+    // The folders are checked before the measurements, not after them.
+    check_output_dir(
+        stem.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new(".")),
+    )?;
+    check_output_dir(&args.plot_dir)?;
+    let v = validate_maxplus(&graph, device, &options, |line| eprintln!("{line}"))?;
     write_and_say(&stem, &[], &v)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&v)?);

@@ -3,12 +3,11 @@
 mod balance;
 mod check;
 mod cluster;
+mod interrupt;
 mod maxplus;
 mod suite;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -21,10 +20,14 @@ use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
 use harness::experiments::series::{run_series, RepeatPlan, Series};
 use harness::experiments::validate::{auto_small_sizes, validate, Validation};
-use harness::export::{with_suffix, write_atomically, write_results, Exportable, Format};
+use harness::export::{
+    render_results, with_suffix, write_atomically, write_rendered, write_results, Exportable,
+    Format,
+};
 use harness::report::views;
 use harness::workloads::registry::{has_layouts, lookup};
 use harness::workloads::Layout;
+pub(crate) use interrupt::interrupt_flag;
 
 /// Measure GPUs and predict how long parallel programs take on them.
 ///
@@ -103,6 +106,8 @@ enum Command {
     /// Each parameter gets its median, 95 % CI and method; the file also holds the latency
     /// sweep and cache levels, the per-pattern Δt/ΔT fits, launch overhead, transfer fits and
     /// every raw sample. The file is written atomically; Ctrl-C stops without leaving one.
+    /// The output folder is checked before measuring, and one run per device and folder
+    /// measures at a time (a second fails at once; the lock is <folder>/.<device>.lock).
     Calibrate {
         /// Device: an index from `harness devices`, a backend (cuda, opencl, host) or part
         /// of a name. Default: the best device found.
@@ -376,6 +381,7 @@ enum Command {
 /// Parse arguments and run the command.
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
+    interrupt::install();
     match cli.command {
         Command::Devices { json } => devices(json),
         Command::Maxplus(args) => maxplus::maxplus_command(args),
@@ -483,21 +489,6 @@ fn devices(json: bool) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let handler_flag = flag.clone();
-    // A second Ctrl-C ends the process at once; the first lets the current measurement end.
-    let _ = ctrlc::set_handler(move || {
-        if handler_flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!(
-            "\ninterrupted: stopping after the current measurement (Ctrl-C again to quit now)"
-        );
-    });
-    flag
-}
-
 fn calibrate_command(
     selector: Option<DeviceSelector>,
     quick: bool,
@@ -506,12 +497,30 @@ fn calibrate_command(
     output_dir: PathBuf,
     output: Option<PathBuf>,
 ) -> Result<()> {
-    // Read the comparison file first: a bad path should fail before minutes of measuring.
+    // Read the comparison file and check the output first: a bad path should fail before
+    // minutes of measuring.
     let before = compare_with.as_deref().map(Calibration::load).transpose()?;
+    let folder = match &output {
+        Some(file) => {
+            if file.is_dir() {
+                bail!("--output {} is a folder; give a file", file.display());
+            }
+            file.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf()
+        }
+        None => output_dir.clone(),
+    };
+    check_output_dir(&folder)?;
     let list = discover();
     print_notes(&list);
     let index = select(&list, &selector.unwrap_or(DeviceSelector::Best))?;
     let device = list.devices[index].as_ref();
+    // From here the first Ctrl-C lets the run end normally (no file, the lock removed).
+    let interrupted = interrupt_flag();
+    // One run per device: a second would measure while this one does.
+    let _lock = harness::calibration::lock::lock_device(&folder, device.info())?;
     eprintln!(
         "calibrating device {index}: {} ({}){}",
         device.info().name,
@@ -521,7 +530,7 @@ fn calibrate_command(
     let options = CalibrateOptions {
         quick,
         progress: !json,
-        interrupted: interrupt_flag(),
+        interrupted,
     };
     let calibration = calibrate(device, &options).with_context(|| {
         format!(
@@ -658,6 +667,7 @@ fn series_command(
     let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
     let plan = runs.plan()?;
     let workload = lookup(name, layout)?;
+    check_output_dir(output_dir)?;
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
@@ -709,6 +719,13 @@ fn device_facts(
             ))
         })
         .transpose()
+}
+
+/// Fail at once when files cannot be written into `dir`, rather than after the
+/// measurements (a missing folder is created for the check and removed again).
+pub(crate) fn check_output_dir(dir: &std::path::Path) -> Result<()> {
+    harness::export::check_writable(dir)
+        .with_context(|| format!("cannot write into {}", dir.display()))
 }
 
 /// A count that must be at least 1 (`--iters`).
@@ -838,6 +855,8 @@ fn validate_command(
     let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
     let plan = runs.plan()?;
     let workload = lookup(name, layout)?;
+    check_output_dir(output_dir)?;
+    check_output_dir(plot_dir)?;
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
     let device = list.devices[index].as_ref();
@@ -872,9 +891,13 @@ fn validate_command(
         |line| eprintln!("{line}"),
     )?;
     let stem = output_dir.join(v.file_stem());
-    // The small series too, so `predict` and `export-extrap` can take it on its own.
-    write_and_say(&with_suffix(&stem, "series"), &[], &v.series)?;
-    write_and_say(&stem, &[], &v)?;
+    // The small series too, so `predict` and `export-extrap` can take it on its own; all
+    // four files as one unit, the validation's JSON last.
+    let mut files = render_results(&with_suffix(&stem, "series"), &[Format::Csv], &v.series)?;
+    files.extend(render_results(&stem, &[Format::Csv], &v)?);
+    let written = write_rendered(&files)?;
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("wrote {}", names.join(", "));
     print!("{}", views::validation_table(&v));
     validation_figures(&v, plot_dir, &stem)
 }

@@ -15,7 +15,7 @@ use harness::export::{write_results, Format};
 use harness::workloads::registry::{has_layouts, lookup, names};
 use harness::workloads::Layout;
 
-use super::{interrupt_flag, pick_device, SeriesOptions};
+use super::{check_output_dir, interrupt_flag, pick_device, SeriesOptions};
 
 /// Arguments of `harness validate-suite`.
 #[derive(Args, Debug)]
@@ -58,6 +58,7 @@ fn load_calibration(explicit: Option<&Path>, device: &DeviceInfo) -> Result<Cali
 
 /// `harness validate-suite`.
 pub fn suite_command(args: SuiteArgs) -> Result<()> {
+    check_output_dir(&args.runs.output_dir)?;
     if let Some(dir) = &args.from {
         return reassess(dir, args.calibration.as_deref(), &args.runs.output_dir);
     }

@@ -4,8 +4,8 @@
 //! hyperfine's `export/` has one per format behind one trait. A result says what it can be
 //! written as by implementing [`Exportable`]; [`write_results`] renders every requested
 //! format first (so a result that one format cannot take leaves no files) and then writes
-//! each file atomically ([`write_atomically`]), the JSON last, so the JSON's presence means
-//! its siblings are complete.
+//! the files as one unit ([`write_together`]: every temporary written, then the renames),
+//! the JSON last, so the JSON's presence means its siblings are complete.
 //!
 //! This layer knows no device, workload or experiment: it takes tables of text, serialisable
 //! values and plain measurements.
@@ -21,7 +21,11 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use file::{with_suffix, write_atomically};
+pub use file::{
+    check_writable, create_folders, exit_removing_temporaries, keep_on_interrupt,
+    remove_empty_folders, remove_on_interrupt, sweep_stale_temporaries, with_suffix,
+    write_atomically, write_together, WriteError,
+};
 pub use json::read_json;
 pub use table::{sig, Table};
 
@@ -202,14 +206,44 @@ impl Exporter for ExtrapExporter {
     }
 }
 
+impl From<WriteError> for ExportError {
+    fn from(e: WriteError) -> Self {
+        ExportError::Write {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// Write `result` as `<stem>.<suffix>` in every format of `formats` (JSON always, last).
-/// Every text is made before any file is written; each file is written atomically. Returns
-/// the paths written, in order.
+/// Every text is made before any file is written, and the files are written as one unit
+/// ([`write_together`]). Returns the paths written, in order.
 pub fn write_results(
     stem: &Path,
     formats: &[Format],
     result: &dyn Exportable,
 ) -> Result<Vec<PathBuf>, ExportError> {
+    write_rendered(&render_results(stem, formats, result)?)
+}
+
+/// Write files rendered by [`render_results`] (one result's or several results' joined) as
+/// one unit, in order; returns their paths.
+pub fn write_rendered(files: &[(PathBuf, String)]) -> Result<Vec<PathBuf>, ExportError> {
+    let unit: Vec<(&Path, &[u8])> = files
+        .iter()
+        .map(|(p, text)| (p.as_path(), text.as_bytes()))
+        .collect();
+    write_together(&unit)?;
+    Ok(files.iter().map(|(p, _)| p.clone()).collect())
+}
+
+/// The files `result` is written as, `(path, text)` for `<stem>.<suffix>` in every format of
+/// `formats`, the JSON always and last; nothing is written.
+pub fn render_results(
+    stem: &Path,
+    formats: &[Format],
+    result: &dyn Exportable,
+) -> Result<Vec<(PathBuf, String)>, ExportError> {
     let mut order: Vec<Format> = Vec::new();
     for f in formats.iter().copied().filter(|f| *f != Format::Json) {
         if !order.contains(&f) {
@@ -217,7 +251,7 @@ pub fn write_results(
         }
     }
     order.push(Format::Json);
-    let texts = order
+    order
         .iter()
         .map(|f| {
             Ok((
@@ -225,14 +259,7 @@ pub fn write_results(
                 f.exporter().serialize(result)?,
             ))
         })
-        .collect::<Result<Vec<_>, ExportError>>()?;
-    for (path, text) in &texts {
-        write_atomically(path, text.as_bytes()).map_err(|source| ExportError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
-    Ok(texts.into_iter().map(|(p, _)| p).collect())
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use super::{write_csv, PlotError};
+use super::PlotError;
 use crate::experiments::balance::MeasuredBalance;
 use crate::export::csv::csv_field;
 
@@ -34,12 +34,6 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
             message: "every group needs one finite value per series".into(),
         });
     }
-    super::create_parent(stem)?;
-    let svg = crate::export::with_suffix(stem, "svg");
-    let png = crate::export::with_suffix(stem, "png");
-    let csv = crate::export::with_suffix(stem, "csv");
-    super::render_bars_svg(figure, &svg)?;
-    super::render_bars_png(figure, &png)?;
     let mut text = format!(
         "category,{}\n",
         figure
@@ -53,8 +47,7 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
         let vals: Vec<String> = values.iter().map(f64::to_string).collect();
         text.push_str(&format!("{},{}\n", csv_field(name), vals.join(",")));
     }
-    write_csv(&csv, &text)?;
-    Ok(vec![svg, png, csv])
+    super::save_drawing(figure, &text, stem)
 }
 
 /// Draw the bars on any backend.

@@ -1,5 +1,7 @@
 //! Publication figures with `plotters`: every figure is written as SVG and PNG, with the CSV
-//! of the data behind it beside them.
+//! of the data behind it beside them. The three are drawn in memory and written as one unit
+//! ([`crate::export::write_together`]), so an interrupted run never leaves a truncated
+//! figure where a good one stood.
 //!
 //! The figures are data-driven: a [`Figure`] holds series of points on (optionally log)
 //! axes, an optional lower panel (e.g. the error per model), and is rendered at a size that
@@ -13,7 +15,8 @@ mod render;
 
 use std::path::{Path, PathBuf};
 
-use plotters::prelude::IntoDrawingArea;
+use plotters::coord::Shift;
+use plotters::prelude::{BitMapBackend, DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 use thiserror::Error;
 
 use crate::export::csv::csv_field;
@@ -119,14 +122,7 @@ pub struct Figure {
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`; returns the paths.
 pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     render::check(figure)?;
-    create_parent(stem)?;
-    let svg = crate::export::with_suffix(stem, "svg");
-    let png = crate::export::with_suffix(stem, "png");
-    let csv = crate::export::with_suffix(stem, "csv");
-    render::draw_svg(figure, &svg)?;
-    render::draw_png(figure, &png)?;
-    write_csv(&csv, &figure_csv(figure))?;
-    Ok(vec![svg, png, csv])
+    save_drawing(figure, &figure_csv(figure), stem)
 }
 
 /// The paper's Fig. 6 for this machine and ρ: K^max, K^D (best integer q*) and the
@@ -171,16 +167,81 @@ pub fn stepanenko_figure(
     )
 }
 
-fn render_bars_svg(figure: &BarFigure, path: &Path) -> Result<(), PlotError> {
-    render::ensure_font();
-    let root = plotters::prelude::SVGBackend::new(path, render::SIZE).into_drawing_area();
-    finish(bars::draw_bars(figure, &root), root.present(), path)
+/// What can be drawn on any plotters backend: a [`Figure`] or a [`BarFigure`].
+trait Drawable {
+    /// Draw on `root`.
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static;
 }
 
-fn render_bars_png(figure: &BarFigure, path: &Path) -> Result<(), PlotError> {
+impl Drawable for Figure {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        render::draw(self, root)
+    }
+}
+
+impl Drawable for BarFigure {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        bars::draw_bars(self, root)
+    }
+}
+
+/// Draw `figure` in memory as SVG and PNG and write `<stem>.svg`, `<stem>.png` and
+/// `<stem>.csv` (`csv`, the data behind it) as one unit; returns the paths.
+fn save_drawing(figure: &impl Drawable, csv: &str, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let svg_path = crate::export::with_suffix(stem, "svg");
+    let png_path = crate::export::with_suffix(stem, "png");
+    let csv_path = crate::export::with_suffix(stem, "csv");
+    let svg = svg_text(figure, &svg_path)?;
+    let png = png_bytes(figure, &png_path)?;
+    crate::export::write_together(&[
+        (&svg_path, svg.as_bytes()),
+        (&png_path, &png),
+        (&csv_path, csv.as_bytes()),
+    ])
+    .map_err(|e| PlotError::Io {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(vec![svg_path, png_path, csv_path])
+}
+
+/// The figure as SVG text (`path` names it in errors).
+fn svg_text(figure: &impl Drawable, path: &Path) -> Result<String, PlotError> {
     render::ensure_font();
-    let root = plotters::prelude::BitMapBackend::new(path, render::SIZE).into_drawing_area();
-    finish(bars::draw_bars(figure, &root), root.present(), path)
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, render::SIZE).into_drawing_area();
+        finish(figure.draw_on(&root), root.present(), path)?;
+    }
+    Ok(text)
+}
+
+/// The figure as PNG bytes (`path` names it in errors).
+fn png_bytes(figure: &impl Drawable, path: &Path) -> Result<Vec<u8>, PlotError> {
+    use image::ImageEncoder;
+    render::ensure_font();
+    let (width, height) = render::SIZE;
+    let mut rgb = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, render::SIZE).into_drawing_area();
+        finish(figure.draw_on(&root), root.present(), path)?;
+    }
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&rgb, width, height, image::ColorType::Rgb8)
+        .map_err(|e| PlotError::Draw {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    Ok(png)
 }
 
 fn finish<E: std::fmt::Display>(
@@ -215,24 +276,6 @@ fn figure_csv(figure: &Figure) -> String {
         }
     }
     out
-}
-
-/// Create the folder a figure goes into.
-fn create_parent(stem: &Path) -> Result<(), PlotError> {
-    match stem.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| PlotError::Io {
-            path: dir.to_path_buf(),
-            source,
-        }),
-        None => Ok(()),
-    }
-}
-
-fn write_csv(path: &Path, text: &str) -> Result<(), PlotError> {
-    crate::export::write_atomically(path, text.as_bytes()).map_err(|source| PlotError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 #[cfg(test)]
@@ -282,6 +325,51 @@ mod tests {
         assert!(svg.contains("time (s)") && svg.contains("measured"));
         let csv = std::fs::read_to_string(&paths[2]).unwrap();
         assert!(csv.contains("main,\"model, a\",1000,0.000011,,"));
+        assert_eq!(&std::fs::read(&paths[1]).unwrap()[1..4], b"PNG");
+    }
+
+    #[test]
+    fn a_rewritten_figure_is_complete_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("fig");
+        save_figure(&sample(), &stem).unwrap();
+        let paths = save_figure(&sample(), &stem).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["fig.csv", "fig.png", "fig.svg"]);
+        let svg = std::fs::read_to_string(&paths[0]).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        // The whole image decodes, at the canvas size.
+        let png = image::load_from_memory_with_format(
+            &std::fs::read(&paths[1]).unwrap(),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+        assert_eq!((png.width(), png.height()), render::SIZE);
+        let csv = std::fs::read_to_string(&paths[2]).unwrap();
+        assert_eq!(csv, figure_csv(&sample()));
+    }
+
+    #[test]
+    fn bars_are_written_as_one_unit() {
+        let dir = tempfile::tempdir().unwrap();
+        let figure = BarFigure {
+            title: "error".into(),
+            y_label: "error (%)".into(),
+            series: vec!["paper".into()],
+            groups: vec![("sor".into(), vec![3.0])],
+        };
+        let paths = save_bars(&figure, &dir.path().join("sub/bars")).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("sub")).unwrap().count(),
+            3
+        );
+        assert!(std::fs::read_to_string(&paths[0])
+            .unwrap()
+            .contains("paper"));
         assert_eq!(&std::fs::read(&paths[1]).unwrap()[1..4], b"PNG");
     }
 

@@ -1,7 +1,6 @@
 //! Drawing a [`Figure`] on any plotters backend. Log axes are drawn in log10 coordinates
 //! with ticks labelled by their real value, so one code path serves every axis kind.
 
-use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
@@ -71,19 +70,11 @@ pub(super) fn check(figure: &Figure) -> Result<(), PlotError> {
     Ok(())
 }
 
-pub(super) fn draw_svg(figure: &Figure, path: &Path) -> Result<(), PlotError> {
-    ensure_font();
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
-    super::finish(draw(figure, &root), root.present(), path)
-}
-
-pub(super) fn draw_png(figure: &Figure, path: &Path) -> Result<(), PlotError> {
-    ensure_font();
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    super::finish(draw(figure, &root), root.present(), path)
-}
-
-fn draw<DB: DrawingBackend>(figure: &Figure, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+/// Draw `figure` on `root`.
+pub(super) fn draw<DB: DrawingBackend>(
+    figure: &Figure,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
