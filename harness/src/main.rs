@@ -15,7 +15,7 @@ fn main() {
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", clip(&one_line(&e)));
             2
         }
     };
@@ -37,4 +37,32 @@ fn one_line(error: &anyhow::Error) -> String {
         line.push_str(&text);
     }
     line
+}
+
+/// Longest error line printed: an error quoting its input (a 160 KB size, a graph) quotes
+/// only its beginning.
+pub(crate) const MAX_LINE: usize = 400;
+
+/// `line` cut to [`MAX_LINE`] characters, saying how long it was.
+pub(crate) fn clip(line: &str) -> String {
+    let count = line.chars().count();
+    if count <= MAX_LINE {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(MAX_LINE - 60).collect();
+    format!("{head}… (cut: {count} characters in all)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_cut_and_say_so() {
+        assert_eq!(clip("short"), "short");
+        let long = "x".repeat(200_000);
+        let cut = clip(&long);
+        assert!(cut.chars().count() <= MAX_LINE);
+        assert!(cut.ends_with("(cut: 200000 characters in all)"));
+    }
 }

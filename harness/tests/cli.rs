@@ -777,3 +777,27 @@ fn ctrl_c_stops_a_calibration_and_leaves_no_file_and_no_lock() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
+
+#[test]
+fn error_lines_quote_a_short_excerpt_of_huge_input() {
+    let huge = "9".repeat(100_000);
+    for args in [
+        vec!["run", "vadd", "--size", huge.as_str()],
+        vec!["run", huge.as_str(), "--size", "10"],
+        vec!["run", "vadd", "--size", "10", "--device", huge.as_str()],
+    ] {
+        let out = harness().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.lines().all(|l| l.chars().count() <= 400),
+            "{}",
+            &stderr[..200.min(stderr.len())]
+        );
+        assert!(
+            stderr.contains("cut:"),
+            "{}",
+            &stderr[..200.min(stderr.len())]
+        );
+    }
+}

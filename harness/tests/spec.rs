@@ -146,3 +146,29 @@ fn buffers_shorter_than_the_launch_are_refused_before_the_kernel_runs() {
     let bad = spec("N", "indexing = \"sometimes\"\n").unwrap_err();
     assert!(bad.to_string().contains("indexing"), "{bad}");
 }
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn a_host_loop_past_the_bound_is_refused_not_run_for_ever() {
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["wavefront.cl", "wavefront.toml"] {
+        std::fs::copy(examples().join(f), dir.path().join(f)).unwrap();
+    }
+    let path = dir.path().join("wavefront.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("to = \"2 * N - 3\"", "to = \"1e30\"")).unwrap();
+    let started = std::time::Instant::now();
+    let err = load(&path)
+        .unwrap()
+        .run(list.devices[index].as_ref(), 12, 1, true)
+        .unwrap_err();
+    assert!(err.to_string().contains("at most"), "{err}");
+    assert!(started.elapsed().as_secs() < 10);
+}

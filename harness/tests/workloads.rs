@@ -203,6 +203,22 @@ fn bad_input_is_one_line_and_exit_2() {
         "bytes of device memory",
     );
     fails_with(&["run", "sor", "--size", "2", "--device", "host"], "n ≥ 4");
+    // Arrays that fit the host's memory once but not with the host's copies beside them:
+    // refused before anything is allocated (vadd keeps 3 arrays of 4-byte elements).
+    if let Some(free) = harness::workloads::host_available_bytes() {
+        let total: u64 = std::fs::read_to_string("/proc/meminfo")
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .unwrap()
+            * 1024;
+        let size = (total.min(free) * 6 / 10 / 12).to_string();
+        fails_with(
+            &["run", "vadd", "--size", &size, "--device", "host"],
+            "bytes of host memory",
+        );
+    }
     fails_with(
         &["run", "vadd", "--size", "10", "--layout", "plain"],
         "one layout",

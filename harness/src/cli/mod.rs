@@ -380,7 +380,25 @@ enum Command {
 
 /// Parse arguments and run the command.
 pub fn run() -> Result<()> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::{
+                DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand, DisplayVersion,
+            };
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            // A usage error: clap's few lines, each cut short if it quotes a huge value.
+            for line in e.render().to_string().lines() {
+                eprintln!("{}", crate::clip(line));
+            }
+            std::process::exit(2);
+        }
+    };
     interrupt::install();
     match cli.command {
         Command::Devices { json } => devices(json),

@@ -53,6 +53,20 @@ pub enum WorkloadError {
         /// Bytes available.
         available: u64,
     },
+    /// The arrays and their host copies do not fit the host's available memory.
+    #[error("{workload} at size {size} needs about {needed} bytes of host memory ({what}) but {available} are available now (MemAvailable)")]
+    HostMemory {
+        /// The workload.
+        workload: String,
+        /// The size.
+        size: usize,
+        /// Bytes needed on the host.
+        needed: u64,
+        /// What they are.
+        what: &'static str,
+        /// Bytes the kernel reports available.
+        available: u64,
+    },
     /// A workload name nobody knows.
     #[error("unknown workload '{name}'; known: {known}")]
     Unknown {
@@ -204,7 +218,8 @@ pub fn check_fits(
             workload.name()
         )));
     }
-    let available = device.info().memory_bytes;
+    let info = device.info();
+    let available = info.memory_bytes;
     if available > 0 && needed > available {
         return Err(WorkloadError::TooLarge {
             workload: workload.name().to_string(),
@@ -213,7 +228,43 @@ pub fn check_fits(
             available,
         });
     }
+    // The host keeps copies (initial data, results read back, the reference); a device that
+    // shares the host's memory (the host backend, an OpenCL CPU) holds its arrays there too.
+    let shares_host = info.backend == crate::backend::BackendKind::Host
+        || info.class == crate::backend::DeviceClass::Cpu;
+    let copies = needed.saturating_mul(HOST_COPIES);
+    let (host_needed, what) = if shares_host {
+        (
+            needed.saturating_add(copies),
+            "the device's arrays in host memory, and the host's copies of them",
+        )
+    } else {
+        (copies, "the host's copies of the device's arrays")
+    };
+    if let Some(free) = host_available_bytes() {
+        if host_needed > free {
+            return Err(WorkloadError::HostMemory {
+                workload: workload.name().to_string(),
+                size,
+                needed: host_needed,
+                what,
+                available: free,
+            });
+        }
+    }
     Ok(())
+}
+
+/// Copies of a workload's arrays the host may hold at once (initial data, results read back,
+/// the reference they are checked against): the memory check's factor.
+pub const HOST_COPIES: u64 = 2;
+
+/// The host's available memory (`MemAvailable` of /proc/meminfo), where the system says.
+pub fn host_available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
 }
 
 /// Assemble a run's result from its phases; a failed verification becomes an error.

@@ -189,6 +189,17 @@ pub enum MaxPlusError {
         message: String,
     },
 
+    /// An iteration with more launches than the model evaluates.
+    #[error("N = {size} gives {launches} launches per iteration; the model evaluates at most {max} (choose a smaller N)")]
+    TooManyLaunches {
+        /// The size.
+        size: usize,
+        /// Launches it would take.
+        launches: u64,
+        /// The bound.
+        max: u64,
+    },
+
     /// A graph file that cannot be read.
     #[error("{file}: {source}")]
     Io {

@@ -36,6 +36,29 @@ impl LaunchPlan {
         }
     }
 
+    /// How many launches one iteration at `size` makes (without listing them).
+    pub fn launch_count(self, size: usize) -> u64 {
+        let n = size as u64;
+        match self {
+            LaunchPlan::Elements | LaunchPlan::Interior2d => 1,
+            LaunchPlan::AntiDiagonals => (2 * n).saturating_sub(5),
+            LaunchPlan::LineSweeps3d => 3,
+        }
+    }
+
+    /// The launches of one iteration at `size`, refused past [`MAX_LAUNCHES`].
+    pub fn checked_launches(self, size: usize) -> Result<Vec<LaunchShape>, MaxPlusError> {
+        let launches = self.launch_count(size);
+        if launches > MAX_LAUNCHES {
+            return Err(MaxPlusError::TooManyLaunches {
+                size,
+                launches,
+                max: MAX_LAUNCHES,
+            });
+        }
+        Ok(self.launches(size))
+    }
+
     /// The launches of one iteration at `size`.
     pub fn launches(self, size: usize) -> Vec<LaunchShape> {
         let n = size as u64;
@@ -72,6 +95,11 @@ pub struct VariantTime {
     pub seconds: f64,
 }
 
+/// Most launches per iteration the model evaluates: the bound that keeps a prediction's
+/// cost small (each launch costs a few integer operations; the critical path is computed
+/// once per variant, since the per-instance time does not depend on the instance count).
+pub const MAX_LAUNCHES: u64 = 10_000_000;
+
 /// Every variant's prediction of one iteration at `size`.
 pub fn predict_iteration(
     graph: &KernelGraph,
@@ -81,23 +109,20 @@ pub fn predict_iteration(
     launch: Seconds,
     size: usize,
 ) -> Result<Vec<VariantTime>, MaxPlusError> {
-    let launches = plan.launches(size);
+    let launches = plan.checked_launches(size)?;
     let mut out = Vec::with_capacity(ModelVariant::ALL.len() + 1);
+    // Every published variant is rounds × one instance's time, the same for every launch.
+    let rounds: f64 = launches
+        .iter()
+        .map(|l| l.instances.div_ceil(executors.max(1)) as f64 * l.steps as f64)
+        .sum();
     for variant in ModelVariant::ALL {
-        let mut seconds = 0.0;
-        let mut formula = String::new();
-        for l in &launches {
-            let p = predict(graph, parameters, executors, l.instances, variant)?;
-            seconds += p.total_seconds * l.steps as f64;
-            if formula.is_empty() {
-                formula = p.formula;
-            }
-        }
+        let one = predict(graph, parameters, executors, 1, variant)?;
         out.push(VariantTime {
             model: variant.name().to_string(),
             published: true,
-            formula,
-            seconds,
+            formula: one.formula,
+            seconds: one.per_instance_seconds * rounds,
         });
     }
     let (seconds, formula) = pipelined_iteration(graph, &launches, parameters, executors, launch)?;
@@ -132,8 +157,13 @@ pub fn predict_iteration_at_level(
     let mut at_level = parameters.clone();
     at_level.set(Parameter::ReadGap.key(), gap.0)?;
     at_level.set(Parameter::WriteGap.key(), gap.0)?;
-    let (seconds, formula) =
-        pipelined_iteration(graph, &plan.launches(size), &at_level, executors, launch)?;
+    let (seconds, formula) = pipelined_iteration(
+        graph,
+        &plan.checked_launches(size)?,
+        &at_level,
+        executors,
+        launch,
+    )?;
     Ok(VariantTime {
         model: LEVEL_NAME.to_string(),
         published: false,
@@ -150,22 +180,85 @@ fn pipelined_iteration(
     executors: u64,
     launch: Seconds,
 ) -> Result<(f64, String), MaxPlusError> {
-    let mut seconds = 0.0;
-    let mut formula = String::new();
-    for &l in launches {
-        let p = pipelined(graph, parameters, executors, l, launch)?;
-        seconds += p.total_seconds;
-        if formula.is_empty() {
-            formula = p.formula;
-        }
-    }
-    Ok((seconds, formula))
+    // The first round's time and the round interval do not depend on the launch's shape:
+    // computed once, then L + s·(P + (R − 1)·I) summed over the launches.
+    let one = pipelined(
+        graph,
+        parameters,
+        executors,
+        LaunchShape {
+            instances: 1,
+            steps: 1,
+        },
+        launch,
+    )?;
+    let seconds = launches
+        .iter()
+        .map(|l| {
+            let rounds = l.instances.div_ceil(executors.max(1));
+            launch.0
+                + l.steps.max(1) as f64
+                    * (one.first_round_seconds
+                        + rounds.saturating_sub(1) as f64 * one.round_interval_seconds)
+        })
+        .sum();
+    Ok((seconds, one.formula))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::maxplus::examples::shipped_graph;
+
+    #[test]
+    fn a_huge_iteration_is_refused_and_a_large_one_costs_no_more_than_a_small_one() {
+        let g = shipped_graph("sor_point");
+        let p = Parameters::from_pairs(&[
+            ("t", 4e-7),
+            ("T", 5e-7),
+            ("tau", 2e-9),
+            ("dt", 1e-10),
+            ("dT", 3e-10),
+            ("t_cache", 5e-8),
+        ])
+        .expect("finite");
+        let err = predict_iteration(
+            &g,
+            LaunchPlan::AntiDiagonals,
+            &p,
+            64,
+            Seconds(1e-6),
+            1 << 62,
+        )
+        .unwrap_err();
+        assert!(matches!(err, MaxPlusError::TooManyLaunches { .. }), "{err}");
+        let started = std::time::Instant::now();
+        let big = predict_iteration(
+            &g,
+            LaunchPlan::AntiDiagonals,
+            &p,
+            64,
+            Seconds(1e-6),
+            1 << 20,
+        )
+        .expect("predicts");
+        assert!(started.elapsed().as_secs_f64() < 5.0);
+        // Summing rounds once equals predicting launch by launch.
+        let small = predict_iteration(&g, LaunchPlan::AntiDiagonals, &p, 4, Seconds(1e-6), 40)
+            .expect("predicts");
+        let by_launch: f64 = LaunchPlan::AntiDiagonals
+            .launches(40)
+            .iter()
+            .map(|l| {
+                predict(&g, &p, 4, l.instances, ModelVariant::Caching)
+                    .unwrap()
+                    .total_seconds
+            })
+            .sum();
+        let caching = small.iter().find(|v| v.model == "caching").unwrap();
+        assert!((caching.seconds - by_launch).abs() <= 1e-12 * by_launch);
+        assert!(big.iter().all(|v| v.seconds.is_finite() && v.seconds > 0.0));
+    }
 
     #[test]
     fn anti_diagonals_cover_the_interior_once() {

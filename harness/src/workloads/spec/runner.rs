@@ -12,6 +12,9 @@ use crate::backend::{Arg, BackendKind, Buffer, Device, Launch, ProgramSource};
 use crate::workloads::session::{compare, Session};
 use crate::workloads::{check_fits, finish, RunResult, Workload, WorkloadError};
 
+/// Most launches one host loop may make per iteration: the bound on a spec's work.
+pub const MAX_LOOP_LAUNCHES: f64 = 1e7;
+
 fn invalid(spec: &SpecWorkload, what: impl std::fmt::Display) -> WorkloadError {
     WorkloadError::Invalid(format!("{}: {what}", spec.name))
 }
@@ -271,6 +274,12 @@ impl Workload for SpecWorkload {
                         let err =
                             |m: String| invalid(self, format!("kernel {} loop: {m}", l.kernel));
                         let (a, b) = (from.eval(&env).map_err(err)?, to.eval(&env).map_err(err)?);
+                        if b - a + 1.0 > MAX_LOOP_LAUNCHES {
+                            return Err(err(format!(
+                                "k from {a} to {b} is {:e} launches per iteration; a loop may make at most {MAX_LOOP_LAUNCHES:e}",
+                                b - a + 1.0
+                            )));
+                        }
                         let mut k = a;
                         while k <= b {
                             env.vars.insert("k", k);
