@@ -186,3 +186,62 @@ fn validate_maxplus_on_the_host_writes_results_beside_the_calibration() {
     let figures: Vec<_> = std::fs::read_dir(&plots).unwrap().collect();
     assert_eq!(figures.len(), 3, "svg, png and csv");
 }
+
+#[test]
+fn a_dense_300_node_graph_is_summarised_in_seconds_and_says_what_it_skipped() {
+    let mut text = String::from(
+        "name = \"dense\"\nreads = 1\nwrites = 1\n\n[[nodes]]\nid = \"in\"\nkind = \"input\"\n\n",
+    );
+    let n = 300;
+    for i in 0..n {
+        text += &format!("[[nodes]]\nid = \"o{i}\"\nkind = \"op\"\n\n");
+    }
+    text += "[[nodes]]\nid = \"out\"\nkind = \"output\"\n\n[[arcs]]\nfrom = \"in\"\nto = \"o0\"\nweight = \"t\"\n\n";
+    for i in 0..n {
+        for j in i + 1..n {
+            text += &format!("[[arcs]]\nfrom = \"o{i}\"\nto = \"o{j}\"\nweight = \"tau\"\n\n");
+        }
+    }
+    text += &format!(
+        "[[arcs]]\nfrom = \"o{}\"\nto = \"out\"\nweight = \"T\"\n",
+        n - 1
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dense.toml");
+    std::fs::write(&path, text).unwrap();
+    let started = std::time::Instant::now();
+    let out = harness()
+        .arg("maxplus")
+        .arg(&path)
+        .args(["--n-exec", "64", "--sizes", "2^20", "--json"])
+        .args([
+            "--set", "t=4e-7", "--set", "T=5e-7", "--set", "tau=1e-9", "--set", "dt=1e-10",
+            "--set", "dT=1e-10",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["graph"]["paper_formula"]
+        .as_str()
+        .unwrap()
+        .contains("not computed"));
+    assert!(v["graph"]["formulas"][0]["formula"]
+        .as_str()
+        .unwrap()
+        .contains("not derived"));
+    // The numeric prediction is there: the critical path t + 299·τ + T per round.
+    let s = v["predictions"][0]["variants"][1]["seconds"]
+        .as_f64()
+        .unwrap();
+    let rounds = (1u64 << 20) as f64 / 64.0;
+    assert!(
+        (s - rounds * (4e-7 + 299.0 * 1e-9 + 5e-7)).abs() < 1e-9 * s,
+        "{s}"
+    );
+}

@@ -189,6 +189,15 @@ pub enum MaxPlusError {
         message: String,
     },
 
+    /// A graph whose exact symbolic formula costs more than the bound.
+    #[error("the graph's exact formula is too large to derive ({arcs} arcs; more than {max} term steps): numeric predictions still use its critical path")]
+    FormulaTooLarge {
+        /// Arcs of the graph.
+        arcs: usize,
+        /// The bound on term steps.
+        max: u64,
+    },
+
     /// An iteration with more launches than the model evaluates.
     #[error("N = {size} gives {launches} launches per iteration; the model evaluates at most {max} (choose a smaller N)")]
     TooManyLaunches {

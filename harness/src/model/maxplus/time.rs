@@ -22,6 +22,12 @@ use super::parameters::Parameters;
 use super::poly::{Poly, Term};
 use super::semiring::Semiring;
 
+/// Most term-by-arc steps the symbolic longest path may take (about a second): past it, a
+/// dense graph's incomparable terms would take minutes, and the formula is refused
+/// ([`MaxPlusError::FormulaTooLarge`]); numeric predictions use [`critical_path`], linear in
+/// nodes plus arcs, and are not limited.
+pub const MAX_FORMULA_WORK: u64 = 500_000;
+
 /// Graphs with at most this many nodes use the matrix route in [`kernel_formula`]; larger
 /// ones the longest path (the matrix route costs O(nodes³ · log height) polynomial products).
 pub const MATRIX_ROUTE_MAX_NODES: usize = 24;
@@ -61,13 +67,23 @@ pub fn kernel_formula_by_longest_path(graph: &KernelGraph) -> Result<Poly, MaxPl
     let loops = graph.self_loops();
     let incoming = incoming_arcs(graph);
     let mut ready = vec![Poly::epsilon(); graph.nodes().len()];
+    let mut work = 0u64;
     for &node in &graph.topological_order {
         let arrival = if graph.nodes()[node].kind == NodeKind::Input {
             Poly::unit()
         } else {
-            incoming[node].iter().fold(Poly::epsilon(), |best, arc| {
-                best.oplus(&ready[arc.from].otimes(&arc.weight))
-            })
+            let mut best = Poly::epsilon();
+            for arc in &incoming[node] {
+                work += ready[arc.from].term_count() as u64 + 1;
+                if work > MAX_FORMULA_WORK {
+                    return Err(MaxPlusError::FormulaTooLarge {
+                        arcs: graph.arcs().len(),
+                        max: MAX_FORMULA_WORK,
+                    });
+                }
+                best = best.oplus(&ready[arc.from].otimes(&arc.weight));
+            }
+            best
         };
         ready[node] = if loops[node].is_epsilon() {
             arrival
