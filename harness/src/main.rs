@@ -15,7 +15,7 @@ fn main() {
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {}", clip(&one_line(&e)));
+            eprintln!("{}", clip(&format!("error: {}", one_line(&e))));
             2
         }
     };

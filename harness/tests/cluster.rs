@@ -63,18 +63,7 @@ fn a_host_trace_predicts_a_2x2_grid_with_losses_that_add_up() {
         let intervals = v["intervals"].as_array().unwrap();
         assert_eq!(intervals[0]["path"], "run");
         assert_eq!(intervals[1]["executions"], 4);
-        for i in intervals {
-            let l = &i["losses"];
-            let f = |k: &str| l[k].as_f64().unwrap();
-            let sum = i["productive_cpu"].as_f64().unwrap()
-                + i["productive_sys"].as_f64().unwrap()
-                + f("insufficient_parallelism")
-                + f("communication")
-                + f("synchronization")
-                + f("idle");
-            let total = i["total_time"].as_f64().unwrap();
-            assert!((sum - total).abs() <= 1e-9 * total.max(1e-12), "{i}");
-        }
+        intervals.iter().for_each(common::assert_losses_add_up);
         // 2 × 2 blocks of 32 × 32 points: the edges are 128 bytes, one hop: Ts + 128·Tb.
         let root = &intervals[0];
         let exchanges = root["shadow_operations"].as_u64().unwrap();

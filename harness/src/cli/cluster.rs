@@ -184,13 +184,18 @@ pub fn predict_cluster_command(args: PredictClusterArgs) -> Result<()> {
     };
     let mut report = predict(&trace, &grid, &network, series.as_ref())?;
     report.notes.extend(notes);
-    if let Some(stem) = &args.output {
-        write_report(stem, &report)?;
+    deliver(&report, args.output.as_deref(), args.json)
+}
+
+/// Write the report (when asked) before printing it, as a table or JSON.
+fn deliver(report: &ClusterReport, output: Option<&Path>, json: bool) -> Result<()> {
+    if let Some(stem) = output {
+        write_report(stem, report)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
-        print!("{}", cluster_text(&report));
+        print!("{}", cluster_text(report));
     }
     Ok(())
 }
@@ -292,17 +297,10 @@ pub fn mpi_run_command(args: MpiRunArgs) -> Result<()> {
         args.iters,
         grid,
     ))?;
-    if let Some(report) = report {
-        if let Some(stem) = &args.output {
-            write_report(stem, &report)?;
-        }
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        } else {
-            print!("{}", cluster_text(&report));
-        }
+    match report {
+        Some(report) => deliver(&report, args.output.as_deref(), args.json),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `harness mpi-run` without the `mpi` feature.

@@ -46,3 +46,26 @@ pub fn opencl_device(list: &harness::backend::DeviceList) -> Option<usize> {
         }
     }
 }
+
+/// Assert that an interval of a cluster report (JSON) adds up: processors × time equals
+/// productive time plus every independent loss.
+pub fn assert_losses_add_up(interval: &serde_json::Value) {
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let l = &interval["losses"];
+    let sum = f(&interval["productive_cpu"])
+        + f(&interval["productive_sys"])
+        + [
+            "insufficient_parallelism",
+            "communication",
+            "synchronization",
+            "idle",
+        ]
+        .iter()
+        .map(|k| f(&l[*k]))
+        .sum::<f64>();
+    let total = f(&interval["total_time"]);
+    assert!(
+        (sum - total).abs() <= 1e-9 * total.max(1e-12),
+        "{sum} vs {total}: {interval}"
+    );
+}
