@@ -156,9 +156,7 @@ pub fn compute_scale(
                     factor,
                     1.0 / procs as f64
                 ));
-                scale
-                    .phases
-                    .push((name, factor, format!("series {lo}–{hi}")));
+                scale.phases.push((name, factor));
             }
             _ => notes.push(format!(
                 "{name}: a block's time is 1/{procs} of the whole array's ({})",

@@ -411,12 +411,12 @@ fn measured_report(
         iteration.push(it);
         run.push(whole);
     }
-    let per_iteration_ops = |kind: f64| {
+    let ops_of_kind = |kind: f64| {
         (0..op_count)
             .filter(|&k| (per_rank[0][ops_at + 3 * k] - kind).abs() < 0.5)
             .count() as u64
     };
-    let (sh, red) = (per_iteration_ops(1.0), per_iteration_ops(0.0));
+    let (sh, red) = (ops_of_kind(1.0), ops_of_kind(0.0));
     let n_phases = phases.len();
     let mut intervals = vec![
         IntervalReport::from_processors(

@@ -22,8 +22,8 @@ use super::ClusterError;
 /// Per distributed phase, the time of one block over the time of the whole array.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComputeScale {
-    /// Phases with a factor of their own (from a fit), and where it comes from.
-    pub phases: Vec<(String, f64, String)>,
+    /// Phases with a factor of their own (from a series).
+    pub phases: Vec<(String, f64)>,
     /// The factor of every other distributed phase (`1/P`: linear in the work).
     pub default: f64,
 }
@@ -79,6 +79,22 @@ struct Node {
     executions: u64,
     operations: (u64, u64),
     own: Vec<ProcessorTimes>,
+}
+
+impl Node {
+    fn new(name: &str, path: String, parent: Option<usize>, repeat: u64, procs: usize) -> Self {
+        Self {
+            name: name.to_string(),
+            path,
+            parent,
+            children: Vec::new(),
+            repeat,
+            ops: Vec::new(),
+            executions: 0,
+            operations: (0, 0),
+            own: vec![ProcessorTimes::default(); procs],
+        }
+    }
 }
 
 /// Predict the trace's run on the grid of `options.blocks`.
@@ -171,17 +187,7 @@ fn build(
     } else {
         format!("{prefix}/{}", iv.name)
     };
-    nodes.push(Node {
-        name: iv.name.clone(),
-        path: path.clone(),
-        parent,
-        children: Vec::new(),
-        repeat: iv.repeat,
-        ops: Vec::new(),
-        executions: 0,
-        operations: (0, 0),
-        own: vec![ProcessorTimes::default(); procs],
-    });
+    nodes.push(Node::new(&iv.name, path.clone(), parent, iv.repeat, procs));
     let mut ops = Vec::new();
     for step in &iv.body {
         match step {
@@ -197,17 +203,13 @@ fn build(
                 ..
             } => {
                 let c = nodes.len();
-                nodes.push(Node {
-                    name: name.clone(),
-                    path: format!("{path}/{name}"),
-                    parent: Some(id),
-                    children: Vec::new(),
-                    repeat: 1,
-                    ops: Vec::new(),
-                    executions: 0,
-                    operations: (0, 0),
-                    own: vec![ProcessorTimes::default(); procs],
-                });
+                nodes.push(Node::new(
+                    name,
+                    format!("{path}/{name}"),
+                    Some(id),
+                    1,
+                    procs,
+                ));
                 nodes[id].children.push(c);
                 let seconds = match work {
                     Work::Distributed => seconds * options.scale.factor(name),
