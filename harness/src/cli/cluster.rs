@@ -274,6 +274,9 @@ pub fn mpi_pingpong_command(args: MpiPingpongArgs) -> Result<()> {
 fn quiet_on_other_ranks<T>(result: Result<T, harness::experiments::mpi::MpiError>) -> Result<T> {
     match result {
         Err(_) if harness::experiments::mpi::launcher_rank().is_some_and(|r| r != 0) => {
+            // mpirun ends the whole job when a rank exits non-zero: wait a moment so that
+            // rank 0, which meets the same error, says it first.
+            std::thread::sleep(std::time::Duration::from_millis(500));
             std::process::exit(2)
         }
         other => Ok(other?),
