@@ -184,6 +184,7 @@ def main():
     if args.cases < 1 or args.jobs < 1:
         print("error: --cases and --jobs must be at least 1", file=sys.stderr)
         return 2
+    args.bin = os.path.abspath(args.bin)  # each case runs in a folder of its own
     if not os.access(args.bin, os.X_OK):
         print(f"error: {args.bin} is not an executable (cargo build --release, or give --bin)", file=sys.stderr)
         return 2
