@@ -121,6 +121,9 @@ fn bad_grids_networks_and_traces_are_one_line() {
         assert!(line.contains(needle), "{a:?}: {line}");
     };
     run(args("3x1", &net), "does not divide");
+    let mut unwritable = args("2", &net);
+    unwritable.extend(["--output".to_string(), "/proc/no-such-dir/p".to_string()]);
+    run(unwritable, "cannot write into");
     run(args("2x0", &net), "extent");
     run(args("64x64x64x2", &net), "1 to 3");
     let bad = write(

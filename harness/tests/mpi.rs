@@ -99,9 +99,17 @@ fn bad_starts_are_one_line() {
         .unwrap();
     assert!(one_error_line(&out).contains("mpirun"));
     // A grid of another size than the ranks; a grid that does not divide: one line in all.
-    for (n, grid, needle) in [("66", "2x2", "ranks"), ("67", "2", "does not divide")] {
+    for (n, grid, output, needle) in [
+        ("66", "2x2", "x", "ranks"),
+        ("67", "2", "x", "does not divide"),
+        ("66", "2", "/proc/no-such-dir/m", "cannot write into"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
         let out = mpirun(2)
-            .args(["mpi-run", "jacobi2d", "-n", n, "--grid", grid])
+            .current_dir(dir.path())
+            .args([
+                "mpi-run", "jacobi2d", "-n", n, "--grid", grid, "--output", output,
+            ])
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -136,6 +136,9 @@ fn read_text(path: &Path, what: &str) -> Result<String> {
 
 /// `harness predict-cluster`.
 pub fn predict_cluster_command(args: PredictClusterArgs) -> Result<()> {
+    if let Some(stem) = &args.output {
+        super::check_output_dir(stem.parent().unwrap_or(Path::new(".")))?;
+    }
     let trace = load_trace(&args.trace)?;
     let mut notes = Vec::new();
     let mut network = match &args.network {
@@ -292,6 +295,13 @@ pub fn mpi_pingpong_command(_: MpiPingpongArgs) -> Result<()> {
 /// `harness mpi-run`.
 #[cfg(feature = "mpi")]
 pub fn mpi_run_command(args: MpiRunArgs) -> Result<()> {
+    if let Some(stem) = &args.output {
+        let folder = stem.parent().unwrap_or(Path::new("."));
+        quiet_on_other_ranks(
+            super::check_output_dir(folder)
+                .map_err(|e| harness::experiments::mpi::MpiError::Invalid(format!("{e:#}"))),
+        )?;
+    }
     let grid = args.grid.as_deref().map(ProcessorGrid::parse).transpose();
     let grid = quiet_on_other_ranks(grid.map_err(harness::experiments::mpi::MpiError::from))?;
     let report = quiet_on_other_ranks(harness::experiments::mpi::run_distributed(
