@@ -44,6 +44,21 @@ fn plan(workload: &str) -> Option<Vec<PlanStep>> {
     }
 }
 
+/// The compute phases of one iteration of `workload`'s distributed version, in order, with
+/// how each divides over processors (`None` for a workload without one). The trace and the
+/// MPI run both take their phases from here.
+pub fn phases(workload: &str) -> Option<Vec<(&'static str, Work)>> {
+    Some(
+        plan(workload)?
+            .into_iter()
+            .filter_map(|step| match step {
+                PlanStep::Phase(name, work) => Some((name, work)),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
 /// The error for a workload with no distributed version.
 pub fn unsupported(workload: &str) -> ClusterError {
     ClusterError::Trace(format!(

@@ -19,15 +19,15 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use crate::experiments::cluster;
 use crate::model::cluster::report::{
     ClusterReport, IntervalReport, ProcessorTimes, ReportKind, CLUSTER_SCHEMA,
 };
-use crate::model::cluster::{Blocks, Network, NetworkKind, ProcessorGrid};
+use crate::model::cluster::{Blocks, Network, NetworkKind, ProcessorGrid, Work};
 use crate::units::Seconds;
 use crate::workloads::session::compare;
 use crate::workloads::stencil::{
-    initial_value, jacobi_reference, jacobi_row, sor_rb_row, sor_reference, OMEGA, READ_EPS,
-    TOLERANCE,
+    initial_value, jacobi_reference, jacobi_row, sor_rb_row, sor_reference, OMEGA, TOLERANCE,
 };
 
 /// Why a distributed run failed.
@@ -191,15 +191,12 @@ pub fn run_distributed(
     iterations: usize,
     grid: Option<ProcessorGrid>,
 ) -> Result<Option<ClusterReport>, MpiError> {
-    let phases: &[&str] = match workload {
-        "jacobi2d" => &["jacobi"],
-        "sor-rb" => &["zero_u32", "sor_rb red", "sor_rb black", READ_EPS],
-        _ => {
-            return Err(MpiError::Invalid(format!(
-                "{workload:?} has no distributed version; known: jacobi2d, sor-rb"
-            )))
-        }
-    };
+    let phases = cluster::phases(workload).ok_or_else(|| {
+        MpiError::Invalid(format!(
+            "{workload:?} has no distributed version; known: {}",
+            cluster::CLUSTER_WORKLOADS.join(", ")
+        ))
+    })?;
     if !(4..=46_000).contains(&size) || iterations == 0 {
         return Err(MpiError::Invalid(format!(
             "need 4 ≤ N ≤ 46000 and at least one iteration, got N = {size}, {iterations} iterations"
@@ -293,7 +290,7 @@ pub fn run_distributed(
     let mut all = vec![0.0f64; mine.len() * procs];
     root.gather_into_root(&mine[..], &mut all[..]);
     let per_rank: Vec<&[f64]> = all.chunks(mine.len()).collect();
-    let report = measured_report(workload, size, iterations, &g, phases, &per_rank, verified);
+    let report = measured_report(workload, size, iterations, &g, &phases, &per_rank, verified);
     Ok(Some(report))
 }
 
@@ -350,7 +347,7 @@ fn measured_report(
     size: usize,
     iterations: usize,
     grid: &ProcessorGrid,
-    phases: &[&str],
+    phases: &[(&'static str, Work)],
     per_rank: &[&[f64]],
     verified: bool,
 ) -> ClusterReport {
@@ -366,7 +363,6 @@ fn measured_report(
         })
         .collect();
     let share = 1.0 / procs as f64;
-    let replicated = |name: &str| name == "zero_u32" || name == READ_EPS;
     let mut phase_times: Vec<Vec<ProcessorTimes>> = vec![Vec::new(); phases.len()];
     let mut iteration = Vec::new();
     let mut run = Vec::new();
@@ -375,14 +371,14 @@ fn measured_report(
             execution: r[1],
             ..Default::default()
         };
-        for (k, name) in phases.iter().enumerate() {
+        for (k, (_, work)) in phases.iter().enumerate() {
             let t = r[2 + k];
             let mut p = ProcessorTimes {
                 execution: t,
                 cpu: t,
                 ..Default::default()
             };
-            if replicated(name) {
+            if *work == Work::Replicated {
                 p.cpu = t * share;
                 p.insufficient_parallelism = t * (1.0 - share);
             }
@@ -440,7 +436,7 @@ fn measured_report(
             iteration,
         ),
     ];
-    for (k, (name, times)) in phases.iter().zip(phase_times).enumerate() {
+    for (k, ((name, _), times)) in phases.iter().zip(phase_times).enumerate() {
         intervals.push(IntervalReport::from_processors(
             2 + k,
             name.to_string(),
