@@ -6,22 +6,51 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use harness::backend::discover;
-use harness::workloads::spec::load;
+use harness::workloads::spec::{load, Step};
 use harness::workloads::{Workload, WorkloadError};
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/examples")
 }
 
+/// Every spec shipped in kernels/examples/.
+const SHIPPED: &[&str] = &[
+    "saxpy.toml",
+    "saxpy-cuda.toml",
+    "wavefront.toml",
+    "gemm.toml",
+    "gemm-reference.toml",
+    "lu.toml",
+    "lu-reference.toml",
+    "fdtd2d.toml",
+    "fdtd2d-reference.toml",
+    "conv2d.toml",
+    "conv2d-reference.toml",
+];
+
 #[test]
 fn shipped_examples_parse() {
+    for file in SHIPPED {
+        load(&examples().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
     let saxpy = load(&examples().join("saxpy.toml")).unwrap();
     assert_eq!(saxpy.name, "saxpy");
     assert_eq!(saxpy.buffers.len(), 2);
     assert!(saxpy.check.is_some());
     let wave = load(&examples().join("wavefront.toml")).unwrap();
-    assert!(wave.launches[0].host_loop.is_some());
+    assert!(matches!(wave.steps[0], Step::Loop(_)));
     assert_eq!(wave.bytes_needed(12), 4 * 144);
+    let gemm = load(&examples().join("gemm.toml"))
+        .unwrap()
+        .with_params(&[("NK".into(), 8.0)])
+        .unwrap();
+    assert_eq!(gemm.bytes_needed(16), 4 * (16 * 8 + 8 * 16 + 16 * 16));
+    assert_eq!(gemm.default_iterations(), Some(1));
+    let lu = load(&examples().join("lu.toml")).unwrap();
+    let Step::Loop(lp) = &lu.steps[0] else {
+        panic!("lu's first step is a loop")
+    };
+    assert_eq!(lp.body.len(), 2, "a loop over a sequence of two launches");
 }
 
 #[test]
@@ -35,10 +64,30 @@ fn shipped_examples_run_verified_on_opencl() {
         return;
     };
     let device = list.devices[index].as_ref();
-    for (file, size, iters) in [("saxpy.toml", 10_000, 3), ("wavefront.toml", 12, 1)] {
-        let w = load(&examples().join(file)).unwrap();
+    for (file, size, iters, params) in [
+        ("saxpy.toml", 10_000, 3, vec![]),
+        ("wavefront.toml", 12, 1, vec![]),
+        ("gemm.toml", 40, 1, vec![("NK".to_string(), 24.0)]),
+        ("lu.toml", 48, 1, vec![]),
+        ("fdtd2d.toml", 33, 5, vec![("NY".to_string(), 20.0)]),
+        ("conv2d.toml", 50, 2, vec![("NJ".to_string(), 70.0)]),
+    ] {
+        let w = load(&examples().join(file))
+            .unwrap()
+            .with_params(&params)
+            .unwrap();
         let r = w.run(device, size, iters, true).unwrap();
-        assert!(r.verification.unwrap().passed, "{file}");
+        let v = r.verification.unwrap();
+        assert!(v.passed, "{file}");
+        if file != "saxpy.toml" && file != "wavefront.toml" {
+            assert!(
+                v.against
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("-reference.toml on"),
+                "{file}: {v:?}"
+            );
+        }
     }
 }
 
@@ -59,7 +108,7 @@ fn broken(replace: &str, with: &str) -> String {
 fn broken_specs_name_the_field_and_line() {
     let m = broken("kernel = \"saxpy\"\n", "");
     assert!(m.contains("line") && m.contains("kernel"), "{m}");
-    let m = broken("type = \"f32\"", "type = \"f64\"");
+    let m = broken("type = \"f32\"", "type = \"f16\"");
     assert!(
         m.contains("line 8") && m.contains("buffers[0].type") && m.contains("f64"),
         "{m}"
@@ -100,8 +149,10 @@ fn a_wrong_check_is_a_mismatch() {
     let w = load(&path).unwrap();
     let err = w
         .run(list.devices[index].as_ref(), 1000, 1, true)
-        .unwrap_err();
-    assert!(matches!(err, WorkloadError::Mismatch { .. }), "{err}");
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("check failed at size 1000"), "{err}");
+    assert!(!err.contains("inf or NaN"), "{err}");
 }
 
 #[test]
@@ -171,4 +222,215 @@ fn a_host_loop_past_the_bound_is_refused_not_run_for_ever() {
         .unwrap_err();
     assert!(err.to_string().contains("at most"), "{err}");
     assert!(started.elapsed().as_secs() < 10);
+}
+
+/// A spec `spec` (TOML) beside a kernel file `kernel_name` holding `kernel`, in a fresh
+/// folder; returns the folder (kept alive by the caller) and the spec's path.
+fn temp_spec(kernel_name: &str, kernel: &str, spec: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(kernel_name), kernel).unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, spec).unwrap();
+    (dir, path)
+}
+
+const SAXPY: &str = "__kernel void saxpy(__global const float* x, __global float* y, float a, uint n) {\n    uint i = get_global_id(0);\n    if (i < n) y[i] = a * x[i] + y[i];\n}\n";
+
+fn saxpy_spec(steps: &str, check: &str) -> String {
+    format!(
+        "name = \"t\"\nsource = \"k.cl\"\n[[buffers]]\nname = \"x\"\ntype = \"f32\"\nlength = \"N\"\ninit = {{ formula = \"i % 5\" }}\n[[buffers]]\nname = \"y\"\ntype = \"f32\"\nlength = \"N\"\ninit = {{ constant = 1 }}\n{steps}\n{check}"
+    )
+}
+
+fn load_error(steps: &str, check: &str) -> String {
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(steps, check));
+    load(&path).unwrap_err().to_string()
+}
+
+#[test]
+fn loop_variables_are_scoped_and_errors_list_only_the_names_in_scope() {
+    // A launch after a loop cannot see the loop's variable.
+    let m = load_error(
+        "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]\nloop = { var = \"k\", from = \"1\", to = \"3\" }\n[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:k\", \"u32:N\"]",
+        "",
+    );
+    assert!(
+        m.contains("launches[1].args[2]") && m.contains("unknown variable 'k'"),
+        "{m}"
+    );
+    assert!(m.contains("known here: N, iters, iter)"), "{m}");
+    // A loop variable may not hide another name.
+    let m = load_error(
+        "[[launches]]\nloop = { var = \"N\", from = \"1\", to = \"3\" }\n[[launches.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]",
+        "",
+    );
+    assert!(m.contains("already a name here"), "{m}");
+    // A body without a loop, a loop body with a kernel of its own, an entry with neither.
+    let m = load_error(
+        "[[launches]]\n[[launches.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]",
+        "",
+    );
+    assert!(
+        m.contains("launches[0].body") && m.contains("belongs to a loop"),
+        "{m}"
+    );
+    let m = load_error(
+        "[[launches]]\nkernel = \"saxpy\"\nloop = { var = \"k\", from = \"1\", to = \"3\" }\n[[launches.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]",
+        "",
+    );
+    assert!(m.contains("move the kernel into a body entry"), "{m}");
+    // Buffer reads only in checks; a check says what it expects.
+    let m = load_error("[[launches]]\nkernel = \"saxpy\"\nglobal = [\"x[0]\"]", "");
+    assert!(m.contains("only a check formula"), "{m}");
+    let m = load_error(
+        "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]",
+        "[check]\nbuffer = \"y\"",
+    );
+    assert!(
+        m.contains("formula = ") && m.contains("reference = "),
+        "{m}"
+    );
+    let m = load_error(
+        "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]",
+        "[check]\nbuffer = \"y\"\nreference = \"self\"",
+    );
+    assert!(m.contains("compared with itself"), "{m}");
+}
+
+#[test]
+fn parameters_are_named_and_set_from_outside() {
+    let spec = saxpy_spec(
+        "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"M\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:A\", \"u32:M\"]",
+        "",
+    )
+    .replace("length = \"N\"", "length = \"M\"")
+    .replacen("name = \"t\"\n", "name = \"t\"\nsize = \"M\"\n", 1)
+        + "\n[params]\nA = 2.5\n";
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &spec);
+    let w = load(&path).unwrap();
+    assert_eq!(w.bytes_needed(100), 800, "--size sets M");
+    assert_eq!(
+        w.parameter_values(100).unwrap(),
+        vec![("A".to_string(), 2.5)]
+    );
+    let w = w.with_params(&[("A".into(), 4.0)]).unwrap();
+    assert_eq!(
+        w.parameter_values(100).unwrap(),
+        vec![("A".to_string(), 4.0)]
+    );
+    let e = w
+        .clone()
+        .with_params(&[("B".into(), 1.0)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no parameter B (it has A)"), "{e}");
+    let e = w.with_params(&[("M".into(), 1.0)]).unwrap_err().to_string();
+    assert!(e.contains("--size"), "{e}");
+}
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn nested_loops_with_steps_zero_sizes_and_the_iteration_index_run_as_written() {
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    // Outer a = 0..2 (3 trips); inner b = 0, 3, 6 and c = 4, 2, 0: 3 · (3 + 3) = 18 launches
+    // of y += 2.5·x; plus one launch of size k − k (skipped, not counted) per outer trip.
+    let steps = "[[launches]]\nloop = { var = \"a\", from = \"0\", to = \"2\" }\n\
+        [[launches.body]]\nloop = { var = \"b\", from = \"0\", to = \"7\", step = \"3\" }\n\
+        [[launches.body.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\n\
+        [[launches.body]]\nloop = { var = \"c\", from = \"4\", to = \"0\", step = \"-2\" }\n\
+        [[launches.body.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\n\
+        [[launches.body]]\nkernel = \"saxpy\"\nglobal = [\"a - a\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:100\", \"u32:N\"]";
+    let (_dir, path) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(
+            steps,
+            "[check]\nbuffer = \"y\"\nformula = \"y[i] + iters * 18 * 2.5 * x[i]\"",
+        ),
+    );
+    let r = load(&path).unwrap().run(device, 1000, 2, true).unwrap();
+    assert!(r.verification.as_ref().unwrap().passed);
+    let saxpy = r.phases.iter().find(|p| p.name == "saxpy").unwrap();
+    assert_eq!(
+        saxpy.count, 36,
+        "18 launches per iteration, the empty ones skipped"
+    );
+    // The iteration index: y += iter·x over iterations 0..iters−1.
+    let steps = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:iter\", \"u32:N\"]";
+    let (_dir, path) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(
+            steps,
+            "[check]\nbuffer = \"y\"\nformula = \"y[i] + iters * (iters - 1) / 2 * x[i]\"",
+        ),
+    );
+    let r = load(&path).unwrap().run(device, 1000, 4, true).unwrap();
+    assert!(r.verification.unwrap().passed);
+}
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn doubles_build_options_and_a_failing_reference() {
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    // f64 buffer and scalar, FACTOR from the build options; the tolerance is beyond f32.
+    let kernel = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void scale(__global double* x, double a) { x[get_global_id(0)] *= FACTOR * a; }\n";
+    let spec = "name = \"d\"\nsource = \"k.cl\"\nbuild_options = \"-DFACTOR=2.0\"\n[[buffers]]\nname = \"x\"\ntype = \"f64\"\nlength = \"N\"\ninit = { formula = \"i + 0.1\" }\n[[launches]]\nkernel = \"scale\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"f64:0.5000000001\"]\n[check]\nbuffer = \"x\"\nformula = \"x[i] * pow(1.0000000002, iters)\"\ntolerance = 1e-15\n";
+    let (_dir, path) = temp_spec("k.cl", kernel, spec);
+    let w = load(&path).unwrap();
+    assert_eq!(w.bytes_needed(10), 80);
+    let v = w.run(device, 1000, 3, true).unwrap().verification.unwrap();
+    assert!(v.passed && v.max_rel_error < 1e-15, "{v:?}");
+    // Expecting the values unscaled (what an f32 path would give, 0.5000000001 rounding to
+    // 0.5) fails: the check sees the difference at 6e-10.
+    let (_dir2, path2) = temp_spec(
+        "k.cl",
+        kernel,
+        &spec.replace("x[i] * pow(1.0000000002, iters)", "x[i]"),
+    );
+    assert!(load(&path2).unwrap().run(device, 1000, 3, true).is_err());
+    // A GEMM whose beta differs from its reference's fails the reference check.
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["gemm.kern", "gemm.toml", "gemm-reference.toml"] {
+        std::fs::copy(examples().join(f), dir.path().join(f)).unwrap();
+    }
+    let main = dir.path().join("gemm.toml");
+    let text = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(&main, text.replace("\"f32:1.2\"", "\"f32:1.3\"")).unwrap();
+    let err = load(&main)
+        .unwrap()
+        .run(device, 24, 1, true)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("check failed"), "{err}");
+    // A result that overflows names the likely cause.
+    let steps = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:3e38\", \"u32:N\"]";
+    let (_dir, path) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(steps, "[check]\nbuffer = \"y\"\nformula = \"y[i]\""),
+    );
+    let err = load(&path)
+        .unwrap()
+        .run(device, 100, 3, true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("inf or NaN") && err.contains("--iters 1"),
+        "{err}"
+    );
 }

@@ -271,7 +271,7 @@ impl Device for CudaDevice {
         let image = match nvrtc::locate() {
             Ok(_) => {
                 let compiled =
-                    nvrtc::compile(&text, &source.name, &arch, &[]).map_err(|e| match e {
+                    nvrtc::compile(&text, &source.name, &arch, &source.options).map_err(|e| match e {
                         BackendError::Compile { program, log, .. } => BackendError::Compile {
                             program,
                             device: format!("{} ({arch})", self.info.name),
@@ -349,6 +349,7 @@ impl Device for CudaDevice {
                     KernelValue::U32(v) => builder.arg(v),
                     KernelValue::F32(v) => builder.arg(v),
                     KernelValue::U64(v) => builder.arg(v),
+                    KernelValue::F64(v) => builder.arg(v),
                 };
             }
             // SAFETY: the argument list mirrors the kernel's signature (the kernel sources
@@ -400,6 +401,7 @@ enum KernelValue {
     U32(u32),
     F32(f32),
     U64(u64),
+    F64(f64),
 }
 
 fn kernel_values(args: &[Arg<'_>]) -> Result<Vec<KernelValue>, BackendError> {
@@ -410,6 +412,7 @@ fn kernel_values(args: &[Arg<'_>]) -> Result<Vec<KernelValue>, BackendError> {
                 Arg::U32(v) => KernelValue::U32(*v),
                 Arg::F32(v) => KernelValue::F32(*v),
                 Arg::U64(v) => KernelValue::U64(*v),
+                Arg::F64(v) => KernelValue::F64(*v),
             })
         })
         .collect()

@@ -221,6 +221,8 @@ pub enum Arg<'a> {
     F32(f32),
     /// A 64-bit unsigned scalar.
     U64(u64),
+    /// A 64-bit float scalar (`double`).
+    F64(f64),
 }
 
 /// The shape of a launch: `dims` dimensions of global and local (work-group) size.

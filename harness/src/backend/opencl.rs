@@ -299,13 +299,16 @@ impl Device for OpenClDevice {
                 log: "the program is written in CUDA C; run it on a CUDA device".into(),
             })?;
         let _guard = DRIVER_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        let program =
-            ClProgramObject::create_and_build_from_source(&self.context, &text, "-cl-std=CL1.2")
-                .map_err(|log| BackendError::Compile {
-                    program: source.name.to_string(),
-                    device: self.info.name.clone(),
-                    log,
-                })?;
+        let program = ClProgramObject::create_and_build_from_source(
+            &self.context,
+            &text,
+            &source.opencl_options(),
+        )
+        .map_err(|log| BackendError::Compile {
+            program: source.name.to_string(),
+            device: self.info.name.clone(),
+            log,
+        })?;
         Ok(Program {
             name: source.name.to_string(),
             inner: ProgramInner::Opencl(ClProgram {
@@ -390,6 +393,7 @@ fn set_arg(k: &Kernel, index: u32, arg: &Arg<'_>) -> Result<(), String> {
             Arg::U32(v) => k.set_arg(index, v),
             Arg::F32(v) => k.set_arg(index, v),
             Arg::U64(v) => k.set_arg(index, v),
+            Arg::F64(v) => k.set_arg(index, v),
         }
     };
     result.map_err(|e| e.to_string())

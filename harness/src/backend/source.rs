@@ -39,6 +39,9 @@ pub struct ProgramSource {
     /// Where `text` came from: `embedded`, a file path, or why a `HARNESS_KERNEL_DIR` copy
     /// was not used.
     pub origin: Cow<'static, str>,
+    /// Extra compiler options: OpenCL build options (a `-cl-std=` among them replaces the
+    /// default `-cl-std=CL1.2`), or NVRTC options for CUDA. Empty for the built-in programs.
+    pub options: Vec<String>,
 }
 
 impl ProgramSource {
@@ -71,6 +74,7 @@ impl ProgramSource {
             host,
             dialect: Dialect::Common,
             origin,
+            options: Vec::new(),
         }
     }
 
@@ -98,5 +102,16 @@ impl ProgramSource {
             Dialect::OpenCl => Some(self.text.to_string()),
             Dialect::Cuda => None,
         }
+    }
+
+    /// The OpenCL build options: `-cl-std=CL1.2` unless the program's options name a
+    /// standard, then the program's options.
+    pub fn opencl_options(&self) -> String {
+        let mut all = Vec::new();
+        if !self.options.iter().any(|o| o.starts_with("-cl-std=")) {
+            all.push("-cl-std=CL1.2".to_string());
+        }
+        all.extend(self.options.iter().cloned());
+        all.join(" ")
     }
 }

@@ -25,7 +25,7 @@ use harness::export::{
     Format,
 };
 use harness::report::views;
-use harness::workloads::registry::{has_layouts, lookup};
+use harness::workloads::registry::{has_layouts, lookup_with};
 use harness::workloads::Layout;
 pub(crate) use interrupt::interrupt_flag;
 
@@ -43,9 +43,13 @@ struct Cli {
 /// How a series is run: shared by `series` and `validate`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct SeriesOptions {
-    /// Iterations per run.
-    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
-    iters: usize,
+    /// Iterations per run (default: a spec's `iterations`, else 10).
+    #[arg(long, value_parser = at_least_one)]
+    iters: Option<usize>,
+    /// For a spec file: set one of its named parameters, NAME=VALUE (repeat the flag for
+    /// several: --param NJ=512 --param TMAX=20). The size parameter is set by the sizes.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, f64)>,
     /// Runs per size, at least. Sizes run in rounds (a, b, c, a, b, c, …) so drift on a
     /// shared machine hits them alike.
     #[arg(long, default_value_t = 5)]
@@ -69,6 +73,18 @@ pub(crate) struct SeriesOptions {
 }
 
 impl SeriesOptions {
+    /// Iterations per run for `workload`: --iters, else the workload's own default, else 10.
+    pub(crate) fn iterations(&self, workload: &dyn harness::workloads::Workload) -> usize {
+        self.iters
+            .or_else(|| workload.default_iterations())
+            .unwrap_or(DEFAULT_ITERATIONS)
+    }
+
+    /// The workload called `name` with the flags' layout and parameters.
+    pub(crate) fn workload(&self, name: &str) -> Result<Box<dyn harness::workloads::Workload>> {
+        Ok(lookup_with(name, self.layout, &self.params)?)
+    }
+
     /// The repeat plan the flags ask for.
     pub(crate) fn plan(&self) -> Result<RepeatPlan> {
         if !(self.ci_target > 0.0 && self.ci_target.is_finite()) {
@@ -141,9 +157,17 @@ enum Command {
         /// 2^k.
         #[arg(long, short = 'n', value_parser = maxplus::parse_size)]
         size: usize,
-        /// Iterations.
-        #[arg(long, default_value_t = 10, value_parser = at_least_one)]
-        iters: usize,
+        /// Iterations (default: a spec's `iterations`, else 10).
+        #[arg(long, value_parser = at_least_one)]
+        iters: Option<usize>,
+        /// For a spec file: set one of its named parameters, NAME=VALUE (repeat the flag for
+        /// several: --param NJ=512 --param TMAX=20); --size sets the size parameter.
+        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+        params: Vec<(String, f64)>,
+        /// For a spec file: write every buffer's final contents into DIR (NAME.bin, raw
+        /// native-endian elements, and dump.json saying each one's type and length).
+        #[arg(long, value_name = "DIR")]
+        dump: Option<PathBuf>,
         /// plain or reordered, for sor and adi (default: reordered).
         #[arg(long)]
         layout: Option<Layout>,
@@ -452,6 +476,8 @@ pub fn run() -> Result<()> {
             workload,
             size,
             iters,
+            params,
+            dump,
             layout,
             device,
             no_verify,
@@ -459,8 +485,12 @@ pub fn run() -> Result<()> {
             trace,
         } => run_command(
             &workload,
-            size,
-            iters,
+            RunShape {
+                size,
+                iters,
+                params,
+                dump,
+            },
             layout,
             device,
             !no_verify,
@@ -634,21 +664,92 @@ pub(crate) fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -
     Ok(select(list, &selector.unwrap_or(DeviceSelector::Best))?)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Iterations per run when neither the command line nor the workload says.
+const DEFAULT_ITERATIONS: usize = 10;
+
+/// What `run` runs: the size, iterations, a spec's parameters and where to dump its buffers.
+struct RunShape {
+    size: usize,
+    iters: Option<usize>,
+    params: Vec<(String, f64)>,
+    dump: Option<PathBuf>,
+}
+
+/// Write a spec's buffers into `dir`: `NAME.bin` each (raw, native byte order) and
+/// `dump.json` describing them; every file atomically.
+fn write_dump(
+    dir: &std::path::Path,
+    buffers: &[harness::workloads::spec::DumpedBuffer],
+) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut index = Vec::with_capacity(buffers.len());
+    for b in buffers {
+        let file = format!("{}.bin", b.name);
+        let path = dir.join(&file);
+        write_atomically(&path, &b.bytes).with_context(|| format!("writing {}", path.display()))?;
+        index.push(serde_json::json!({
+            "name": b.name,
+            "type": b.element,
+            "length": b.length,
+            "file": file,
+            "byte_order": if cfg!(target_endian = "little") { "little" } else { "big" },
+        }));
+    }
+    let path = dir.join("dump.json");
+    write_atomically(
+        &path,
+        serde_json::to_string_pretty(&serde_json::json!({ "buffers": index }))?.as_bytes(),
+    )
+    .with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} buffers into {}", buffers.len(), dir.display());
+    Ok(())
+}
+
+/// `--param NAME=VALUE`.
+fn parse_param(text: &str) -> Result<(String, f64), String> {
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(format!("`{text}`: write NAME=VALUE, e.g. NJ=512"));
+    };
+    let name = name.trim();
+    if !harness::workloads::spec::params::is_identifier(name) {
+        return Err(format!("`{name}` is not a parameter name"));
+    }
+    let value = maxplus::parse_target(value.trim()).map_err(|e| format!("{name}: {e}"))?;
+    Ok((name.to_string(), value))
+}
+
 fn run_command(
     name: &str,
-    size: usize,
-    iters: usize,
+    shape: RunShape,
     layout: Option<Layout>,
     selector: Option<DeviceSelector>,
     verify: bool,
     json: bool,
     trace: Option<&std::path::Path>,
 ) -> Result<()> {
-    let workload = lookup(name, layout)?;
+    let RunShape {
+        size,
+        iters,
+        params,
+        dump,
+    } = shape;
+    let workload = lookup_with(name, layout, &params)?;
     if trace.is_some() && !harness::experiments::cluster::CLUSTER_WORKLOADS.contains(&name) {
         bail!("{}", harness::experiments::cluster::unsupported(name));
     }
+    let spec = match &dump {
+        Some(dir) => {
+            if !name.ends_with(".toml") {
+                bail!("--dump applies to spec files; {name} is a built-in workload");
+            }
+            check_output_dir(dir)?;
+            Some(harness::workloads::spec::load(std::path::Path::new(name))?.with_params(&params)?)
+        }
+        None => None,
+    };
+    let iters = iters
+        .or_else(|| workload.default_iterations())
+        .unwrap_or(DEFAULT_ITERATIONS);
     let list = discover();
     let index = pick_device(&list, selector)?;
     let device = list.devices[index].as_ref();
@@ -657,7 +758,14 @@ fn run_command(
         device.info().name,
         device.info().backend
     );
-    let result = workload.run(device, size, iters, verify)?;
+    let result = match (&spec, &dump) {
+        (Some(spec), Some(dir)) => {
+            let (result, buffers) = spec.run_and_dump(device, size, iters, verify)?;
+            write_dump(dir, &buffers)?;
+            result
+        }
+        _ => workload.run(device, size, iters, verify)?,
+    };
     if let Some(path) = trace {
         let threads = (device.info().backend == harness::backend::BackendKind::Host)
             .then(rayon::current_num_threads);
@@ -682,9 +790,10 @@ fn series_command(
     runs: &SeriesOptions,
     formats: &[Format],
 ) -> Result<()> {
-    let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
+    let (layout, output_dir) = (runs.layout, &runs.output_dir);
     let plan = runs.plan()?;
-    let workload = lookup(name, layout)?;
+    let workload = runs.workload(name)?;
+    let iters = runs.iterations(workload.as_ref());
     check_output_dir(output_dir)?;
     let list = discover();
     let index = pick_device(&list, runs.device.clone())?;
@@ -870,9 +979,10 @@ fn validate_command(
     calibration: Option<PathBuf>,
     plot_dir: &std::path::Path,
 ) -> Result<()> {
-    let (iters, layout, output_dir) = (runs.iters, runs.layout, &runs.output_dir);
+    let (layout, output_dir) = (runs.layout, &runs.output_dir);
     let plan = runs.plan()?;
-    let workload = lookup(name, layout)?;
+    let workload = runs.workload(name)?;
+    let iters = runs.iterations(workload.as_ref());
     check_output_dir(output_dir)?;
     check_output_dir(plot_dir)?;
     let list = discover();

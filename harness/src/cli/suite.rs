@@ -113,8 +113,12 @@ pub fn suite_command(args: SuiteArgs) -> Result<()> {
             break;
         }
         let mut case = case;
-        let (iterations, note) =
-            choose_iterations(&case, workload.as_ref(), device, args.runs.iters)?;
+        let (iterations, note) = choose_iterations(
+            &case,
+            workload.as_ref(),
+            device,
+            args.runs.iterations(workload.as_ref()),
+        )?;
         case.iterations = iterations;
         case.notes.extend(note);
         eprintln!(

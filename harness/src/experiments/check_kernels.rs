@@ -163,7 +163,7 @@ fn check_nvrtc(
             Some("written in OpenCL C: not a CUDA program"),
         );
     };
-    match nvrtc::compile(&text, &program.name, arch, &[]) {
+    match nvrtc::compile(&text, &program.name, arch, &program.options) {
         Err(e) => ProgramCheck::of(program, target, false, Some(e.to_string()), None),
         Ok(compiled) => {
             let (kernels, note, ok) = match ptxas {

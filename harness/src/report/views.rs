@@ -254,8 +254,11 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
     ]);
     let check = match &r.verification {
         Some(v) => format!(
-            "verified against the host: max abs error {:.3e}, max rel error {:.3e} (tolerance {:.0e})",
-            v.max_abs_error, v.max_rel_error, v.tolerance
+            "verified against {}: max abs error {:.3e}, max rel error {:.3e} (tolerance {:.0e})",
+            v.against.as_deref().unwrap_or("the host"),
+            v.max_abs_error,
+            v.max_rel_error,
+            v.tolerance
         ),
         None => "not verified".to_string(),
     };

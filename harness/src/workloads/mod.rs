@@ -91,6 +91,10 @@ pub struct Verification {
     pub tolerance: f64,
     /// Whether it passed.
     pub passed: bool,
+    /// What the result was compared with, where it was not the host implementation: a
+    /// spec's closed-form formula, or its reference run (`gemm-reference.toml on …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against: Option<String>,
 }
 
 /// One run of a workload: its phases, total, and verification.
@@ -174,6 +178,18 @@ pub trait Workload {
     /// of the fit window ([`crate::fit::window`]); `None` where unknown.
     fn parallelism(&self, size: usize) -> Option<u64> {
         let _ = size;
+        None
+    }
+
+    /// The spec behind a bring-your-own workload, for a series to store (so the series
+    /// says each size's work without the file); `None` for the built-in workloads.
+    fn stored_spec(&self) -> Option<spec::StoredSpec> {
+        None
+    }
+
+    /// Iterations to run when the command line gives none (a spec's `iterations`); `None`
+    /// for the built-in default.
+    fn default_iterations(&self) -> Option<usize> {
         None
     }
 

@@ -30,13 +30,30 @@ pub fn has_layouts(name: &str) -> bool {
 /// reordered one, the faster on GPUs). A layout given for a workload without layouts is an
 /// error, so nobody believes they measured something they did not.
 pub fn lookup(name: &str, layout: Option<Layout>) -> Result<Box<dyn Workload>, WorkloadError> {
+    lookup_with(name, layout, &[])
+}
+
+/// [`lookup`] with a spec's `--param NAME=VALUE` overrides; parameters given for a built-in
+/// workload are an error.
+pub fn lookup_with(
+    name: &str,
+    layout: Option<Layout>,
+    params: &[(String, f64)],
+) -> Result<Box<dyn Workload>, WorkloadError> {
     if name.ends_with(".toml") {
         if layout.is_some() {
             return Err(WorkloadError::Invalid(format!(
                 "{name}: --layout applies to built-in workloads only"
             )));
         }
-        return Ok(Box::new(super::spec::load(std::path::Path::new(name))?));
+        return Ok(Box::new(
+            super::spec::load(std::path::Path::new(name))?.with_params(params)?,
+        ));
+    }
+    if let Some((p, _)) = params.first() {
+        return Err(WorkloadError::Invalid(format!(
+            "--param {p}: parameters belong to spec files; {name} is a built-in workload sized by --size"
+        )));
     }
     if layout.is_some() && !has_layouts(name) && names().contains(&name) {
         return Err(WorkloadError::Invalid(format!(

@@ -158,10 +158,10 @@ impl<'d> Session<'d> {
 /// Compare a device result with the host reference: the largest absolute error, and the
 /// largest error relative to the reference's largest magnitude (so values near zero do not
 /// inflate it).
-pub fn compare(got: &[f32], want: &[f32], tolerance: f64) -> super::Verification {
+pub fn compare<T: Copy + Into<f64>>(got: &[T], want: &[T], tolerance: f64) -> super::Verification {
     let scale = want
         .iter()
-        .fold(0.0f64, |m, v| m.max(f64::from(v.abs())))
+        .fold(0.0f64, |m, &v| m.max(v.into().abs()))
         .max(1e-30);
     let mut max_abs = if got.len() == want.len() {
         0.0f64
@@ -169,7 +169,7 @@ pub fn compare(got: &[f32], want: &[f32], tolerance: f64) -> super::Verification
         f64::INFINITY
     };
     for (g, w) in got.iter().zip(want) {
-        let e = (f64::from(*g) - f64::from(*w)).abs();
+        let e = ((*g).into() - (*w).into()).abs();
         max_abs = max_abs.max(if e.is_nan() { f64::INFINITY } else { e });
     }
     let max_rel = max_abs / scale;
@@ -178,6 +178,7 @@ pub fn compare(got: &[f32], want: &[f32], tolerance: f64) -> super::Verification
         max_rel_error: max_rel,
         tolerance,
         passed: max_rel <= tolerance,
+        against: None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! The spec file's structure, parsed with `toml` and validated before anything runs. Every
+//! The spec file's structure, parsed with `toml` and validated before anything runs: every
+//! expression compiled against the names its place can see ([`super::compiled`]). Every
 //! error names the file, the line and the field.
 
 use std::ops::Range;
@@ -7,8 +8,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::expr::{parse, Expr};
-use crate::backend::Dialect;
+use super::compiled::{compile, Code, Scope};
+use super::expr::parse;
+use super::params::{is_identifier, Params, RESERVED};
+use crate::backend::{DeviceSelector, Dialect};
 use crate::workloads::WorkloadError;
 
 #[derive(Debug, Deserialize)]
@@ -17,8 +20,16 @@ struct RawSpec {
     name: String,
     source: Spanned<String>,
     #[serde(default)]
+    build_options: Option<Spanned<String>>,
+    #[serde(default)]
+    iterations: Option<Spanned<i64>>,
+    #[serde(default)]
+    size: Option<Spanned<String>>,
+    #[serde(default)]
+    params: Option<Spanned<toml::Table>>,
+    #[serde(default)]
     buffers: Vec<RawBuffer>,
-    launches: Vec<RawLaunch>,
+    launches: Vec<RawStep>,
     check: Option<RawCheck>,
 }
 
@@ -39,20 +50,29 @@ struct RawBuffer {
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
 enum RawInit {
     Constant(f64),
-    Random { lo: f64, hi: f64, seed: Option<u64> },
+    Random {
+        lo: f64,
+        hi: f64,
+        seed: Option<u64>,
+    },
     Formula(Spanned<String>),
+    #[serde(rename = "none")]
+    Uninitialised,
 }
 
+/// One entry of `launches` (or of a loop's `body`): a launch, a launch repeated by a loop
+/// (the old form), or a loop over a body of entries.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawLaunch {
-    kernel: Spanned<String>,
-    global: Vec<Spanned<String>>,
+struct RawStep {
+    kernel: Option<Spanned<String>>,
+    global: Option<Vec<Spanned<String>>>,
     local: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     args: Vec<Spanned<String>>,
     #[serde(rename = "loop")]
     host_loop: Option<RawLoop>,
+    body: Option<Vec<RawStep>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,25 +81,50 @@ struct RawLoop {
     var: Spanned<String>,
     from: Spanned<String>,
     to: Spanned<String>,
+    step: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawCheck {
     buffer: Spanned<String>,
-    formula: Spanned<String>,
+    formula: Option<Spanned<String>>,
+    reference: Option<Spanned<String>>,
+    device: Option<Spanned<String>>,
     tolerance: Option<f64>,
 }
 
-/// Element type of a buffer (all four bytes wide).
+/// Element type of a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Element {
     /// 32-bit float.
     F32,
+    /// 64-bit float (`double`).
+    F64,
     /// 32-bit unsigned.
     U32,
     /// 32-bit signed.
     I32,
+}
+
+impl Element {
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Element::F64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// The name used in spec files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Element::F32 => "f32",
+            Element::F64 => "f64",
+            Element::U32 => "u32",
+            Element::I32 => "i32",
+        }
+    }
 }
 
 /// Initial contents of a buffer.
@@ -96,8 +141,11 @@ pub enum Init {
         /// Seed.
         seed: u64,
     },
-    /// A formula of `i` and `N`.
-    Formula(Expr),
+    /// A formula of the element index `i` and the parameters.
+    Formula(Code),
+    /// Nothing uploaded: the device buffer is allocated (and backed) but its contents are
+    /// whatever the kernels write (`init = "none"`).
+    Uninitialised,
 }
 
 /// A validated buffer.
@@ -107,8 +155,8 @@ pub struct BufferSpec {
     pub name: String,
     /// Element type.
     pub element: Element,
-    /// Length as an expression of N.
-    pub length: Expr,
+    /// Length as an expression of the parameters.
+    pub length: Code,
     /// Initial data.
     pub init: Init,
     /// Whether kernels index the buffer by work item (the default: every launch passing it
@@ -123,7 +171,7 @@ pub enum ArgSpec {
     /// A buffer by index into the buffer list.
     Buffer(usize),
     /// A scalar of a type, as an expression.
-    Scalar(Element, Expr),
+    Scalar(Element, Code),
 }
 
 /// A validated launch.
@@ -131,14 +179,54 @@ pub enum ArgSpec {
 pub struct LaunchSpec {
     /// Kernel name.
     pub kernel: String,
-    /// Global size per dimension.
-    pub global: Vec<Expr>,
+    /// Global size per dimension (a launch with a zero size is skipped).
+    pub global: Vec<Code>,
     /// Local size per dimension, or the device's choice.
-    pub local: Option<Vec<Expr>>,
+    pub local: Option<Vec<Code>>,
     /// Arguments.
     pub args: Vec<ArgSpec>,
-    /// Host loop: variable name (`k` in expressions), from, to (inclusive).
-    pub host_loop: Option<(Expr, Expr)>,
+}
+
+/// A host loop: `var` from `from` to `to` inclusive in steps of `step`, running `body` in
+/// order at each value.
+#[derive(Debug, Clone)]
+pub struct LoopSpec {
+    /// The loop variable's name.
+    pub var: String,
+    /// Its slot in the values array.
+    pub slot: usize,
+    /// First value.
+    pub from: Code,
+    /// Last value (inclusive).
+    pub to: Code,
+    /// Step (non-zero; negative counts down).
+    pub step: Code,
+    /// The steps run at each value.
+    pub body: Vec<Step>,
+}
+
+/// One step of an iteration.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// One launch.
+    Launch(LaunchSpec),
+    /// A host loop over a sequence of steps.
+    Loop(LoopSpec),
+}
+
+/// Where a check's expected values come from.
+#[derive(Debug, Clone)]
+pub enum Expected {
+    /// A closed-form formula of `i`, the parameters, `iters` and buffers' initial contents.
+    Formula(Code),
+    /// Another run: this spec (`reference = "self"`) or a reference spec, on the device
+    /// `device` (the measured one when `None`); its buffer of the same name is compared.
+    Reference {
+        /// The reference program; `None` for this spec itself.
+        spec: Option<Box<SpecWorkload>>,
+        /// The reference device, if not the measured one.
+        device: Option<DeviceSelector>,
+    },
 }
 
 /// A validated check.
@@ -146,10 +234,23 @@ pub struct LaunchSpec {
 pub struct CheckSpec {
     /// Index of the checked buffer.
     pub buffer: usize,
-    /// Expected value of element i, from the buffers' initial contents.
-    pub formula: Expr,
+    /// The expected values.
+    pub expected: Expected,
     /// Relative tolerance.
     pub tolerance: f64,
+}
+
+/// The fixed slots after the parameters' in the values array.
+#[derive(Debug, Clone, Copy)]
+pub struct Slots {
+    /// `iters`, the number of iterations.
+    pub iters: usize,
+    /// `iter`, the current iteration, from 0.
+    pub iter: usize,
+    /// `i`, the element index in init and check formulas.
+    pub element: usize,
+    /// Total slots, loop variables included.
+    pub total: usize,
 }
 
 /// A loaded, validated spec: a [`Workload`](crate::workloads::Workload).
@@ -157,22 +258,39 @@ pub struct CheckSpec {
 pub struct SpecWorkload {
     /// The spec's name.
     pub name: String,
+    /// The spec file.
+    pub path: PathBuf,
     /// The kernel file.
     pub source_path: PathBuf,
     /// Its text.
     pub source_text: String,
     /// Its dialect, from the extension.
     pub dialect: Dialect,
+    /// Extra compiler options (OpenCL build options, or NVRTC options for CUDA).
+    pub build_options: Vec<String>,
+    /// Iterations when the command line gives none.
+    pub default_iterations: Option<usize>,
+    /// The size parameter and the named parameters.
+    pub params: Params,
     /// Buffers.
     pub buffers: Vec<BufferSpec>,
-    /// One iteration's launches.
-    pub launches: Vec<LaunchSpec>,
-    /// Optional host check.
+    /// One iteration's steps.
+    pub steps: Vec<Step>,
+    /// Optional check.
     pub check: Option<CheckSpec>,
+    /// The values array's layout.
+    pub slots: Slots,
+    /// `--param` overrides: (slot, value).
+    pub overrides: Vec<(usize, f64)>,
+    /// The spec file's text, for [`StoredSpec`].
+    pub text: String,
 }
 
 /// Finds a buffer's index by its (spanned) name, naming the field on failure.
 type BufferLookup<'a> = dyn Fn(&Spanned<String>, &str) -> Result<usize, WorkloadError> + 'a;
+
+/// The deepest nesting of loops a spec may have.
+pub const MAX_LOOP_DEPTH: usize = 16;
 
 struct Ctx<'a> {
     path: &'a Path,
@@ -200,35 +318,88 @@ impl Ctx<'_> {
         ))
     }
 
-    fn expr(&self, s: &Spanned<String>, field: &str) -> Result<Expr, WorkloadError> {
-        parse(s.get_ref()).map_err(|e| {
+    fn err_no_line(&self, field: &str, message: impl std::fmt::Display) -> WorkloadError {
+        WorkloadError::Invalid(format!("{}: {field}: {message}", self.path.display()))
+    }
+
+    /// Parse and compile `s` against `scope`.
+    fn code(&self, s: &Spanned<String>, field: &str, scope: &Scope) -> Result<Code, WorkloadError> {
+        let e = parse(s.get_ref()).map_err(|e| {
             self.err(
                 &s.span(),
                 field,
                 format!("'{}': column {}: {}", s.get_ref(), e.column, e.message),
             )
-        })
+        })?;
+        compile(&e, scope)
+            .map_err(|m| self.err(&s.span(), field, format!("'{}': {m}", s.get_ref())))
     }
 }
 
 fn element(ctx: &Ctx<'_>, s: &Spanned<String>, field: &str) -> Result<Element, WorkloadError> {
     match s.get_ref().as_str() {
         "f32" | "float" => Ok(Element::F32),
+        "f64" | "double" => Ok(Element::F64),
         "u32" | "uint" => Ok(Element::U32),
         "i32" | "int" => Ok(Element::I32),
         other => Err(ctx.err(
             &s.span(),
             field,
-            format!("unknown type '{other}' (use f32, u32 or i32)"),
+            format!(
+                "unknown type '{}' (use f32, f64, u32 or i32)",
+                other.chars().take(40).collect::<String>()
+            ),
         )),
     }
 }
 
 /// Read and validate a spec file.
 pub fn load(path: &Path) -> Result<SpecWorkload, WorkloadError> {
+    load_at_depth(path, 0)
+}
+
+/// A spec as a series file stores it: the file it came from, its text, and the parameters
+/// it ran with, so that the series says what each size's work was without the spec file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StoredSpec {
+    /// The spec file as given on the command line.
+    pub file: String,
+    /// Its text.
+    pub text: String,
+    /// The `--param` overrides it ran with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<(String, f64)>,
+}
+
+impl StoredSpec {
+    /// The workload again, from the stored text alone: buffers, parameters and launches as
+    /// they were (the kernel file is not read and the check is left out, so it can be
+    /// measured for sizes and work but not run).
+    pub fn workload(&self) -> Result<SpecWorkload, WorkloadError> {
+        parse_spec(Path::new(&self.file), &self.text, Reading::Stored)?.with_params(&self.params)
+    }
+}
+
+/// How much of the file system a parse may read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reading {
+    /// The kernel file and, at depth 0, a reference spec.
+    Files {
+        /// 0 for the spec given, 1 for its reference.
+        depth: usize,
+    },
+    /// Nothing: a spec stored in a series.
+    Stored,
+}
+
+fn load_at_depth(path: &Path, depth: usize) -> Result<SpecWorkload, WorkloadError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
-    let raw: RawSpec = toml::from_str(&text).map_err(|e| {
+    parse_spec(path, &text, Reading::Files { depth })
+}
+
+fn parse_spec(path: &Path, text: &str, reading: Reading) -> Result<SpecWorkload, WorkloadError> {
+    let raw: RawSpec = toml::from_str(text).map_err(|e| {
         let line = e.span().map_or(1, |s| {
             text[..s.start.min(text.len())].matches('\n').count() + 1
         });
@@ -238,11 +409,9 @@ pub fn load(path: &Path) -> Result<SpecWorkload, WorkloadError> {
             e.message().trim()
         ))
     })?;
-    let ctx = Ctx { path, text: &text };
-    let source_path = path
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join(raw.source.get_ref());
+    let ctx = Ctx { path, text };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let source_path = dir.join(raw.source.get_ref());
     let dialect = match source_path.extension().and_then(|e| e.to_str()) {
         Some("cl") => Dialect::OpenCl,
         Some("cu") => Dialect::Cuda,
@@ -255,19 +424,42 @@ pub fn load(path: &Path) -> Result<SpecWorkload, WorkloadError> {
             ))
         }
     };
-    let source_text = std::fs::read_to_string(&source_path).map_err(|e| {
-        ctx.err(
-            &raw.source.span(),
-            "source",
-            format!("{}: {e}", source_path.display()),
-        )
-    })?;
+    let source_text = match reading {
+        Reading::Stored => String::new(),
+        Reading::Files { .. } => std::fs::read_to_string(&source_path).map_err(|e| {
+            ctx.err(
+                &raw.source.span(),
+                "source",
+                format!("{}: {e}", source_path.display()),
+            )
+        })?,
+    };
+    let params = parameters(&ctx, &raw)?;
+    let base = params.scope();
+    let p = params.slots();
+    let mut slots = Slots {
+        iters: p,
+        iter: p + 1,
+        element: p + 2,
+        total: p + 3,
+    };
     let buffers = raw
         .buffers
         .iter()
         .enumerate()
-        .map(|(i, b)| buffer(&ctx, i, b))
+        .map(|(i, b)| buffer(&ctx, i, b, &base, slots.element))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dup) = buffers
+        .iter()
+        .enumerate()
+        .find(|(i, b)| buffers[..*i].iter().any(|o| o.name == b.name))
+    {
+        return Err(ctx.err(
+            &raw.buffers[dup.0].name.span(),
+            &format!("buffers[{}].name", dup.0),
+            format!("a second buffer called '{}'", dup.1.name),
+        ));
+    }
     let find = |name: &Spanned<String>, field: &str| {
         buffers
             .iter()
@@ -281,37 +473,104 @@ pub fn load(path: &Path) -> Result<SpecWorkload, WorkloadError> {
             })
     };
     if raw.launches.is_empty() {
-        return Err(WorkloadError::Invalid(format!(
-            "{}: launches: at least one launch is needed",
-            path.display()
-        )));
+        return Err(ctx.err_no_line("launches", "at least one launch is needed"));
     }
-    let launches = raw
-        .launches
-        .iter()
-        .enumerate()
-        .map(|(i, l)| launch(&ctx, i, l, &find))
-        .collect::<Result<Vec<_>, _>>()?;
-    let check = match &raw.check {
-        Some(c) => Some(CheckSpec {
-            buffer: find(&c.buffer, "check.buffer")?,
-            formula: ctx.expr(&c.formula, "check.formula")?,
-            tolerance: c.tolerance.unwrap_or(1e-5),
-        }),
+    let run_scope = base
+        .with_var("iters", slots.iters)
+        .with_var("iter", slots.iter);
+    let mut builder = StepBuilder {
+        ctx: &ctx,
+        find: &find,
+        slots: &mut slots,
+    };
+    let steps = builder.steps(&raw.launches, "launches", &run_scope, 0)?;
+    let check = match (&raw.check, reading) {
+        (Some(c), Reading::Files { depth }) => {
+            Some(check(&ctx, c, &buffers, &base, &slots, &find, depth)?)
+        }
+        _ => None,
+    };
+    let build_options = raw
+        .build_options
+        .as_ref()
+        .map(|o| o.get_ref().split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let default_iterations = match &raw.iterations {
         None => None,
+        Some(n) if *n.get_ref() >= 1 && *n.get_ref() <= 1_000_000_000 => {
+            Some(*n.get_ref() as usize)
+        }
+        Some(n) => {
+            return Err(ctx.err(
+                &n.span(),
+                "iterations",
+                format!("{} is not a number of iterations (1 or more)", n.get_ref()),
+            ))
+        }
     };
     Ok(SpecWorkload {
         name: raw.name,
+        path: path.to_path_buf(),
         source_path,
         source_text,
         dialect,
+        build_options,
+        default_iterations,
+        params,
         buffers,
-        launches,
+        steps,
         check,
+        slots,
+        overrides: Vec::new(),
+        text: text.to_string(),
     })
 }
 
-fn buffer(ctx: &Ctx<'_>, i: usize, b: &RawBuffer) -> Result<BufferSpec, WorkloadError> {
+fn parameters(ctx: &Ctx<'_>, raw: &RawSpec) -> Result<Params, WorkloadError> {
+    let size_name = raw
+        .size
+        .as_ref()
+        .map_or("N".to_string(), |s| s.get_ref().clone());
+    let mut pairs = Vec::new();
+    if let Some(table) = &raw.params {
+        for (name, value) in table.get_ref() {
+            let text = match value {
+                toml::Value::Integer(v) => v.to_string(),
+                toml::Value::Float(v) => v.to_string(),
+                toml::Value::String(s) => s.clone(),
+                other => {
+                    return Err(ctx.err(
+                        &table.span(),
+                        &format!("params.{name}"),
+                        format!(
+                            "a {} where a number or an expression string goes",
+                            other.type_str()
+                        ),
+                    ))
+                }
+            };
+            pairs.push((name.clone(), text));
+        }
+    }
+    Params::resolve(&size_name, &pairs).map_err(|m| {
+        let span = match (&raw.params, &raw.size) {
+            (Some(t), _) if !m.starts_with("size:") => t.span(),
+            (_, Some(s)) => s.span(),
+            (Some(t), None) => t.span(),
+            (None, None) => 0..0,
+        };
+        let (field, message) = m.split_once(": ").unwrap_or(("params", &m));
+        ctx.err(&span, field, message)
+    })
+}
+
+fn buffer(
+    ctx: &Ctx<'_>,
+    i: usize,
+    b: &RawBuffer,
+    scope: &Scope,
+    element_slot: usize,
+) -> Result<BufferSpec, WorkloadError> {
     let field = |f: &str| format!("buffers[{i}].{f}");
     let init = match &b.init {
         None => Init::Constant(0.0),
@@ -321,7 +580,12 @@ fn buffer(ctx: &Ctx<'_>, i: usize, b: &RawBuffer) -> Result<BufferSpec, Workload
             hi: *hi,
             seed: seed.unwrap_or(1),
         },
-        Some(RawInit::Formula(f)) => Init::Formula(ctx.expr(f, &field("init.formula"))?),
+        Some(RawInit::Formula(f)) => Init::Formula(ctx.code(
+            f,
+            &field("init.formula"),
+            &scope.with_var("i", element_slot),
+        )?),
+        Some(RawInit::Uninitialised) => Init::Uninitialised,
     };
     let by_work_item = match &b.indexing {
         None => true,
@@ -343,64 +607,312 @@ fn buffer(ctx: &Ctx<'_>, i: usize, b: &RawBuffer) -> Result<BufferSpec, Workload
     Ok(BufferSpec {
         name: b.name.get_ref().clone(),
         element: element(ctx, &b.element, &field("type"))?,
-        length: ctx.expr(&b.length, &field("length"))?,
+        length: ctx.code(&b.length, &field("length"), scope)?,
         init,
         by_work_item,
     })
 }
 
-fn launch(
-    ctx: &Ctx<'_>,
-    i: usize,
-    l: &RawLaunch,
-    find: &BufferLookup<'_>,
-) -> Result<LaunchSpec, WorkloadError> {
-    let field = |f: &str| format!("launches[{i}].{f}");
-    if l.global.is_empty() || l.global.len() > 3 {
-        return Err(ctx.err(&l.kernel.span(), &field("global"), "give 1, 2 or 3 sizes"));
+struct StepBuilder<'a, 'b> {
+    ctx: &'a Ctx<'b>,
+    find: &'a BufferLookup<'a>,
+    slots: &'a mut Slots,
+}
+
+impl StepBuilder<'_, '_> {
+    fn steps(
+        &mut self,
+        raw: &[RawStep],
+        path: &str,
+        scope: &Scope,
+        depth: usize,
+    ) -> Result<Vec<Step>, WorkloadError> {
+        raw.iter()
+            .enumerate()
+            .map(|(i, s)| self.step(s, &format!("{path}[{i}]"), scope, depth))
+            .collect()
     }
-    if let Some(local) = &l.local {
-        if local.len() != l.global.len() {
-            return Err(ctx.err(
-                &l.kernel.span(),
-                &field("local"),
-                "needs as many sizes as global",
-            ));
-        }
-    }
-    let exprs = |v: &[Spanned<String>], f: &str| {
-        v.iter()
-            .map(|s| ctx.expr(s, &field(f)))
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let args = l
-        .args
-        .iter()
-        .enumerate()
-        .map(|(j, a)| arg(ctx, a, &field(&format!("args[{j}]")), find))
-        .collect::<Result<Vec<_>, _>>()?;
-    let host_loop = match &l.host_loop {
-        Some(lp) => {
-            if lp.var.get_ref() != "k" {
+
+    fn step(
+        &mut self,
+        s: &RawStep,
+        path: &str,
+        scope: &Scope,
+        depth: usize,
+    ) -> Result<Step, WorkloadError> {
+        let ctx = self.ctx;
+        let field = |f: &str| format!("{path}.{f}");
+        if let Some(body) = &s.body {
+            let Some(lp) = &s.host_loop else {
+                return Err(ctx.err_no_line(
+                    &field("body"),
+                    "a body belongs to a loop: add loop = { var = \"k\", from = \"…\", to = \"…\" }",
+                ));
+            };
+            if let Some(k) = &s.kernel {
                 return Err(ctx.err(
-                    &lp.var.span(),
-                    &field("loop.var"),
-                    "the loop variable is called k",
+                    &k.span(),
+                    &field("kernel"),
+                    "a loop with a body holds its launches in the body; move the kernel into a body entry",
                 ));
             }
-            Some((
-                ctx.expr(&lp.from, &field("loop.from"))?,
-                ctx.expr(&lp.to, &field("loop.to"))?,
+            if s.global.is_some() || s.local.is_some() || !s.args.is_empty() {
+                return Err(ctx.err(
+                    &lp.var.span(),
+                    path,
+                    "a loop with a body takes no global, local or args of its own",
+                ));
+            }
+            if body.is_empty() {
+                return Err(ctx.err(&lp.var.span(), &field("body"), "an empty body"));
+            }
+            return self.host_loop(lp, path, scope, depth, |b, inner| {
+                b.steps(body, &field("body"), inner, depth + 1)
+            });
+        }
+        let launch_scope = scope.clone();
+        match &s.host_loop {
+            None => Ok(Step::Launch(self.launch(s, path, &launch_scope)?)),
+            Some(lp) => self.host_loop(lp, path, scope, depth, |b, inner| {
+                Ok(vec![Step::Launch(b.launch(s, path, inner)?)])
+            }),
+        }
+    }
+
+    fn host_loop(
+        &mut self,
+        lp: &RawLoop,
+        path: &str,
+        scope: &Scope,
+        depth: usize,
+        body: impl FnOnce(&mut Self, &Scope) -> Result<Vec<Step>, WorkloadError>,
+    ) -> Result<Step, WorkloadError> {
+        let ctx = self.ctx;
+        let field = |f: &str| format!("{path}.loop.{f}");
+        if depth >= MAX_LOOP_DEPTH {
+            return Err(ctx.err(
+                &lp.var.span(),
+                &field("var"),
+                format!("loops nested more than {MAX_LOOP_DEPTH} deep"),
+            ));
+        }
+        let var = lp.var.get_ref();
+        if !is_identifier(var) {
+            return Err(ctx.err(
+                &lp.var.span(),
+                &field("var"),
+                format!(
+                    "'{}' is not a variable name (a letter or _, then letters, digits or _)",
+                    var.chars().take(40).collect::<String>()
+                ),
+            ));
+        }
+        if scope.slot(var).is_some() || RESERVED.contains(&var.as_str()) {
+            return Err(ctx.err(
+                &lp.var.span(),
+                &field("var"),
+                format!(
+                    "'{var}' is already a name here ({}); pick another",
+                    scope.names()
+                ),
+            ));
+        }
+        let from = ctx.code(&lp.from, &field("from"), scope)?;
+        let to = ctx.code(&lp.to, &field("to"), scope)?;
+        let step = match &lp.step {
+            Some(s) => ctx.code(s, &field("step"), scope)?,
+            None => Code::Num(1.0),
+        };
+        let slot = self.slots.total;
+        self.slots.total += 1;
+        let inner = scope.with_var(var, slot);
+        let body = body(self, &inner)?;
+        Ok(Step::Loop(LoopSpec {
+            var: var.clone(),
+            slot,
+            from,
+            to,
+            step,
+            body,
+        }))
+    }
+
+    fn launch(
+        &mut self,
+        l: &RawStep,
+        path: &str,
+        scope: &Scope,
+    ) -> Result<LaunchSpec, WorkloadError> {
+        let ctx = self.ctx;
+        let field = |f: &str| format!("{path}.{f}");
+        let Some(kernel) = &l.kernel else {
+            let message = "missing: a launch names its kernel (or, for a loop over several launches, give loop and body)";
+            let near = l
+                .global
+                .iter()
+                .chain(l.local.iter())
+                .flatten()
+                .chain(l.args.iter())
+                .next();
+            return Err(match near {
+                Some(s) => ctx.err(&s.span(), &field("kernel"), message),
+                None => ctx.err_no_line(&field("kernel"), message),
+            });
+        };
+        let Some(global) = &l.global else {
+            return Err(ctx.err(
+                &kernel.span(),
+                &field("global"),
+                "missing: give 1, 2 or 3 sizes",
+            ));
+        };
+        if global.is_empty() || global.len() > 3 {
+            return Err(ctx.err(&kernel.span(), &field("global"), "give 1, 2 or 3 sizes"));
+        }
+        if let Some(local) = &l.local {
+            if local.len() != global.len() {
+                return Err(ctx.err(
+                    &kernel.span(),
+                    &field("local"),
+                    "needs as many sizes as global",
+                ));
+            }
+        }
+        let codes = |v: &[Spanned<String>], f: &str| {
+            v.iter()
+                .map(|s| ctx.code(s, &field(f), scope))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let args = l
+            .args
+            .iter()
+            .enumerate()
+            .map(|(j, a)| arg(ctx, a, &field(&format!("args[{j}]")), self.find, scope))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LaunchSpec {
+            kernel: kernel.get_ref().clone(),
+            global: codes(global, "global")?,
+            local: l.local.as_deref().map(|v| codes(v, "local")).transpose()?,
+            args,
+        })
+    }
+}
+
+fn check(
+    ctx: &Ctx<'_>,
+    c: &RawCheck,
+    buffers: &[BufferSpec],
+    base: &Scope,
+    slots: &Slots,
+    find: &BufferLookup<'_>,
+    depth: usize,
+) -> Result<CheckSpec, WorkloadError> {
+    let buffer = find(&c.buffer, "check.buffer")?;
+    let tolerance = c.tolerance.unwrap_or(1e-5);
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(ctx.err(
+            &c.buffer.span(),
+            "check.tolerance",
+            format!("{tolerance} is not a tolerance (a number ≥ 0)"),
+        ));
+    }
+    let expected = match (&c.formula, &c.reference) {
+        (Some(f), None) => {
+            if let Some(d) = &c.device {
+                return Err(ctx.err(
+                    &d.span(),
+                    "check.device",
+                    "a device runs a reference; a formula check needs none",
+                ));
+            }
+            let with_initial: Vec<(String, usize)> = buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| !matches!(b.init, Init::Uninitialised))
+                .map(|(i, b)| (b.name.clone(), i))
+                .collect();
+            let scope = base
+                .with_var("iters", slots.iters)
+                .with_var("i", slots.element)
+                .with_buffers(with_initial);
+            Expected::Formula(ctx.code(f, "check.formula", &scope)?)
+        }
+        (None, Some(r)) => {
+            let device = c
+                .device
+                .as_ref()
+                .map(|d| {
+                    d.get_ref()
+                        .parse::<DeviceSelector>()
+                        .map_err(|m| ctx.err(&d.span(), "check.device", m))
+                })
+                .transpose()?;
+            let spec = if r.get_ref() == "self" {
+                if device.is_none() {
+                    return Err(ctx.err(
+                        &r.span(),
+                        "check.reference",
+                        "\"self\" runs this spec again on another device: name it with device = \"host-cl\", \"opencl\", … (on the same device the run would be compared with itself)",
+                    ));
+                }
+                None
+            } else {
+                if depth > 0 {
+                    return Err(ctx.err(
+                        &r.span(),
+                        "check.reference",
+                        "a reference spec's own reference is not followed; reference specs are checked by their formula or not at all",
+                    ));
+                }
+                let dir = ctx.path.parent().unwrap_or(Path::new("."));
+                let other = load_at_depth(&dir.join(r.get_ref()), depth + 1).map_err(|e| {
+                    ctx.err(&r.span(), "check.reference", e.to_string())
+                })?;
+                let name = &buffers[buffer].name;
+                match other.buffers.iter().find(|b| &b.name == name) {
+                    Some(b) if b.element == buffers[buffer].element => {}
+                    Some(b) => {
+                        return Err(ctx.err(
+                            &r.span(),
+                            "check.reference",
+                            format!(
+                                "the reference's buffer {name} is {}, this spec's is {}",
+                                b.element.name(),
+                                buffers[buffer].element.name()
+                            ),
+                        ))
+                    }
+                    None => {
+                        return Err(ctx.err(
+                            &r.span(),
+                            "check.reference",
+                            format!("the reference spec has no buffer called {name}"),
+                        ))
+                    }
+                }
+                Some(Box::new(other))
+            };
+            Expected::Reference { spec, device }
+        }
+        (Some(f), Some(_)) => {
+            return Err(ctx.err(
+                &f.span(),
+                "check",
+                "give a formula or a reference, not both",
             ))
         }
-        None => None,
+        (None, None) => {
+            return Err(ctx.err(
+                &c.buffer.span(),
+                "check",
+                "say what to expect: formula = \"…\" (closed form) or reference = \"self\" | \"other.toml\"",
+            ))
+        }
     };
-    Ok(LaunchSpec {
-        kernel: l.kernel.get_ref().clone(),
-        global: exprs(&l.global, "global")?,
-        local: l.local.as_deref().map(|v| exprs(v, "local")).transpose()?,
-        args,
-        host_loop,
+    Ok(CheckSpec {
+        buffer,
+        expected,
+        tolerance,
     })
 }
 
@@ -409,13 +921,14 @@ fn arg(
     a: &Spanned<String>,
     field: &str,
     find: &BufferLookup<'_>,
+    scope: &Scope,
 ) -> Result<ArgSpec, WorkloadError> {
     let Some((kind, rest)) = a.get_ref().split_once(':') else {
         return Err(ctx.err(
             &a.span(),
             field,
             format!(
-                "'{}': write buf:NAME, f32:EXPR, u32:EXPR or i32:EXPR",
+                "'{}': write buf:NAME, f32:EXPR, f64:EXPR, u32:EXPR or i32:EXPR",
                 a.get_ref()
             ),
         ));
@@ -427,6 +940,6 @@ fn arg(
     let kind_spanned = Spanned::new(a.span(), kind.trim().to_string());
     Ok(ArgSpec::Scalar(
         element(ctx, &kind_spanned, field)?,
-        ctx.expr(&rest_spanned, field)?,
+        ctx.code(&rest_spanned, field, scope)?,
     ))
 }

@@ -1,10 +1,18 @@
-//! Bring-your-own kernels: a workload spec file (TOML) names a kernel file, its buffers,
-//! their initial data, the launches of one iteration and an optional host check, so a user
-//! can run and series their own kernels without writing Rust. The format is documented in
-//! `docs/spec-format.md`; `kernels/examples/` holds two examples.
+//! Bring-your-own kernels: a workload spec file (TOML) names a kernel file, its parameters,
+//! its buffers and their initial data, the steps of one iteration (launches, and host loops
+//! over sequences of launches) and an optional check (a closed-form formula, or a reference
+//! run compared with a tolerance), so a user can run and series their own kernels without
+//! writing Rust. The format is documented in `docs/spec-format.md`; `kernels/examples/`
+//! holds examples.
 
+pub mod compiled;
 pub mod expr;
 mod format;
+pub mod params;
 mod runner;
 
-pub use format::{load, SpecWorkload};
+pub use format::{
+    load, ArgSpec, BufferSpec, CheckSpec, Element, Expected, Init, LaunchSpec, LoopSpec, Slots,
+    SpecWorkload, Step, StoredSpec, MAX_LOOP_DEPTH,
+};
+pub use runner::{DumpedBuffer, MAX_LOOP_LAUNCHES};
