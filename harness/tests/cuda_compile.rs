@@ -47,20 +47,15 @@ fn every_builtin_kernel_compiles_for_ampere_and_hopper() {
     // Five programs, two architectures.
     assert_eq!(checks.len(), 10, "{report}");
     assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
-    // The shipped CUDA example compiles too.
-    let spec = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../kernels/examples/saxpy-cuda.toml"
-    );
+    // The shipped CUDA and common-dialect examples compile too.
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/examples/");
+    let specs: Vec<String> = ["saxpy-cuda", "gemm", "lu", "fdtd2d", "conv2d"]
+        .iter()
+        .map(|s| format!("{examples}{s}.toml"))
+        .collect();
     let out = harness()
-        .args([
-            "check-kernels",
-            "--arch",
-            "sm_90",
-            "--no-opencl",
-            "--json",
-            spec,
-        ])
+        .args(["check-kernels", "--arch", "sm_90", "--no-opencl", "--json"])
+        .args(&specs)
         .output()
         .unwrap();
     assert!(
@@ -74,6 +69,16 @@ fn every_builtin_kernel_compiles_for_ampere_and_hopper() {
         .unwrap()
         .iter()
         .any(|c| c["program"] == "saxpy.cu" && c["ok"] == true));
+    for program in ["gemm.kern", "lu.kern", "fdtd2d.kern", "conv2d.kern"] {
+        assert!(
+            with_spec["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["program"] == program && c["ok"] == true),
+            "{program}: {with_spec}"
+        );
+    }
     if report["ptxas"].is_string() {
         let kernels: Vec<&serde_json::Value> = checks
             .iter()
