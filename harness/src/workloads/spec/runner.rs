@@ -113,8 +113,9 @@ impl SpecWorkload {
         let values: Vec<f64> = match &b.init {
             Init::Uninitialised => return Ok((None, Vec::new())),
             Init::Constant(v) => {
-                let bytes = encode(b.element, *v);
-                let all = bytes.repeat(len);
+                let mut one = vec![0u8; b.element.bytes()];
+                put(b.element, *v, &mut one);
+                let all = one.repeat(len);
                 return Ok((Some(all), if keep { vec![*v; len] } else { Vec::new() }));
             }
             Init::Random { lo, hi, seed } => {
@@ -122,6 +123,26 @@ impl SpecWorkload {
                 (0..len)
                     .map(|_| lo + (hi - lo) * rng.gen::<f64>())
                     .collect()
+            }
+            Init::Formula(f) if !keep => {
+                // Straight into the bytes, in parallel: no f64 copy of the buffer.
+                let slot = self.slots.element;
+                let width = b.element.bytes();
+                let mut bytes = vec![0u8; len * width];
+                const CHUNK: usize = 1 << 14;
+                bytes
+                    .par_chunks_mut(width * CHUNK)
+                    .enumerate()
+                    .try_for_each(|(c, out)| {
+                        let mut vars = vars.to_vec();
+                        for (k, cell) in out.chunks_exact_mut(width).enumerate() {
+                            vars[slot] = (c * CHUNK + k) as f64;
+                            put(b.element, f.eval(&vars, &[])?, cell);
+                        }
+                        Ok::<(), String>(())
+                    })
+                    .map_err(|e| invalid(self, format!("buffer {} init: {e}", b.name)))?;
+                return Ok((Some(bytes), Vec::new()));
             }
             Init::Formula(f) => {
                 let slot = self.slots.element;
@@ -524,12 +545,13 @@ impl SpecWorkload {
     }
 }
 
-fn encode(element: Element, v: f64) -> Vec<u8> {
+/// Write `v` as one `element` into `cell` (its width), native byte order.
+fn put(element: Element, v: f64, cell: &mut [u8]) {
     match element {
-        Element::F32 => (v as f32).to_ne_bytes().to_vec(),
-        Element::F64 => v.to_ne_bytes().to_vec(),
-        Element::U32 => (v as u32).to_ne_bytes().to_vec(),
-        Element::I32 => (v as i32).to_ne_bytes().to_vec(),
+        Element::F32 => cell.copy_from_slice(&(v as f32).to_ne_bytes()),
+        Element::F64 => cell.copy_from_slice(&v.to_ne_bytes()),
+        Element::U32 => cell.copy_from_slice(&(v as u32).to_ne_bytes()),
+        Element::I32 => cell.copy_from_slice(&(v as i32).to_ne_bytes()),
     }
 }
 
@@ -540,7 +562,7 @@ fn to_bytes(element: Element, values: &[f64]) -> Vec<u8> {
         .zip(values.par_chunks(4096))
         .for_each(|(bytes, values)| {
             for (b, &v) in bytes.chunks_exact_mut(width).zip(values) {
-                b.copy_from_slice(&encode(element, v));
+                put(element, v, b);
             }
         });
     out
