@@ -41,6 +41,53 @@ fn help_teaches_the_commands() {
 }
 
 #[test]
+fn run_help_names_every_workload_and_spec_files() {
+    let out = harness().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for name in harness::workloads::registry::names() {
+        assert!(
+            help.contains(name),
+            "run --help does not mention {name}: {help}"
+        );
+    }
+    assert!(
+        help.contains("spec file") && help.contains("--param"),
+        "{help}"
+    );
+}
+
+#[test]
+fn spec_flags_are_refused_where_they_do_not_apply() {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/examples/gemm.toml");
+    for (args, needle) in [
+        (
+            vec![
+                "run", "vadd", "--size", "1000", "--param", "NK=3", "--device", "host",
+            ],
+            "parameters belong to spec files",
+        ),
+        (
+            vec!["run", "vadd", "--size", "1000", "--param", "NK"],
+            "NAME=VALUE",
+        ),
+        (
+            vec![
+                "run", spec, "--size", "64", "--param", "NQ=3", "--device", "host",
+            ],
+            "no parameter NQ (it has NI, NJ, NK)",
+        ),
+        (
+            vec![
+                "run", "vadd", "--size", "1000", "--dump", "d", "--device", "host",
+            ],
+            "--dump applies to spec files",
+        ),
+    ] {
+        common::fails_with(&args, needle);
+    }
+}
+
+#[test]
 fn unknown_device_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = harness()

@@ -40,6 +40,7 @@ fn series() -> Series {
             min_seconds: Some(t),
             samples: vec![t * 1.125, t * 1.5, t],
         },
+        kernels: None,
     };
     Series {
         workload: "sor".into(),
@@ -50,6 +51,8 @@ fn series() -> Series {
         max_repeats: None,
         ci_target: None,
         verified: true,
+        check: Default::default(),
+        spec: None,
         points: vec![point(64, 0.5), point(128, 2.0), point(256, 8.0)],
         flagged: Vec::new(),
     }

@@ -434,3 +434,82 @@ fn doubles_build_options_and_a_failing_reference() {
         "{err}"
     );
 }
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn a_spec_series_is_honest_about_its_check_and_describes_itself() {
+    use harness::calibration::Calibration;
+    use harness::experiments::predict::{predict, Quantity};
+    use harness::experiments::series::{run_series, CheckState, RepeatPlan, Series};
+
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    let steps = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]";
+    let sizes = [20_000, 40_000, 80_000];
+    // Without a check: unchecked, not verified.
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(steps, ""));
+    let w = load(&path).unwrap();
+    let s = run_series(&w, None, device, &sizes, 2, RepeatPlan::fixed(2), |_| {}).unwrap();
+    assert_eq!(s.check, CheckState::Unchecked);
+    assert!(!s.verified);
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains("\"check\":\"unchecked\""), "{json}");
+    // With one: verified, and the file says so by leaving `check` out.
+    let (_dir2, path2) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(
+            steps,
+            "[check]\nbuffer = \"y\"\nformula = \"1 + iters * 2.5 * x[i]\"",
+        ),
+    );
+    let w = load(&path2).unwrap();
+    let s = run_series(&w, None, device, &sizes, 2, RepeatPlan::fixed(2), |_| {}).unwrap();
+    assert!(s.verified && s.check == CheckState::Verified);
+    // Each point has its kernels' time beside the total, the kernels a part of it.
+    for p in &s.points {
+        let k = p.kernels.as_ref().expect("kernels");
+        assert!(k.median_seconds > 0.0 && k.median_seconds < p.total.median_seconds);
+    }
+    // The series carries its spec: read back with the spec file gone, the windowed variant
+    // still knows each size's bytes, for the total and for the kernels.
+    let keep = tempfile::tempdir().unwrap();
+    let file = keep.path().join("series.json");
+    std::fs::write(&file, serde_json::to_string(&s).unwrap()).unwrap();
+    drop(_dir2);
+    assert!(!path2.exists(), "the spec file is gone");
+    let back = Series::load(&file).unwrap();
+    assert_eq!(
+        back.spec
+            .as_ref()
+            .unwrap()
+            .workload()
+            .unwrap()
+            .bytes_needed(1000),
+        8000
+    );
+    let calibration = Calibration::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../calibrations/opencl-pthread-skylake-avx512-amd-epyc.json"),
+    )
+    .unwrap();
+    for quantity in [Quantity::Total, Quantity::Kernels] {
+        let p = predict(&back, 320_000.0, Some(&calibration), quantity).unwrap();
+        assert!(p.windowed.is_some(), "{quantity:?}");
+        assert!(
+            p.paper.phases.iter().any(|f| f.name == quantity.row()),
+            "{quantity:?}"
+        );
+    }
+    let kernels = back.kernels_only();
+    assert!(kernels
+        .points
+        .iter()
+        .all(|p| p.phases.iter().all(|ph| ph.name == "saxpy")));
+}

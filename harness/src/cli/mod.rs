@@ -148,10 +148,13 @@ enum Command {
     },
     /// Run a validation workload once at one size and print its phase table.
     ///
-    /// Workloads: vadd, triad, jacobi2d, sor, sor-rb, adi. The result is checked against
-    /// the host implementation unless --no-verify.
+    /// Workloads: vadd, triad, jacobi2d, sor, sor-rb, adi, lu-ssor, line-solve — or the path
+    /// of a spec file (`.toml`, your own kernels: docs/spec-format.md, examples in
+    /// kernels/examples/). The result is checked against the host implementation (a spec:
+    /// against its formula or reference run; a spec without a check is reported unchecked)
+    /// unless --no-verify. The table shows each phase, the kernels' sum and the total.
     Run {
-        /// The workload's name.
+        /// A built-in workload or a spec file (.toml): see above.
         workload: String,
         /// Problem size N (elements for vadd/triad, grid side for the rest): an integer or
         /// 2^k.
@@ -190,7 +193,8 @@ enum Command {
     /// Run a workload at several small sizes (each repeated) and write the per-phase series
     /// as JSON and CSV beside the device's calibration under calibrations/.
     Series {
-        /// The workload's name.
+        /// A built-in workload (vadd, triad, jacobi2d, sor, sor-rb, adi, lu-ssor,
+        /// line-solve) or a spec file (.toml; its size parameter is what the sizes vary).
         workload: String,
         /// Sizes: integers or 2^k, comma-separated; or `auto` with --target: five sizes from
         /// the device's calibration at 4–8× below the target (the device saturated, no powers
@@ -253,6 +257,11 @@ enum Command {
         /// {"paper": …, "windowed": …, "window": …}.
         #[arg(long, value_name = "FILE")]
         calibration: Option<PathBuf>,
+        /// What to predict: `total` (every phase, transfers included) or `kernels` (the
+        /// kernel phases only: the device time without uploads and downloads, which for a
+        /// program launched once are mostly first-touch paging).
+        #[arg(long, default_value = "total", value_name = "QUANTITY")]
+        quantity: harness::experiments::predict::Quantity,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -470,8 +479,9 @@ pub fn run() -> Result<()> {
             series,
             target,
             calibration,
+            quantity,
             json,
-        } => predict_command(&series, target, calibration, json),
+        } => predict_command(&series, target, calibration, quantity, json),
         Command::Run {
             workload,
             size,
@@ -777,7 +787,7 @@ fn run_command(
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        print!("{}", views::run_table(&result));
+        print!("{}", views::run_table(&result, verify));
     }
     Ok(())
 }
@@ -829,7 +839,20 @@ fn series_command(
     for jump in &series.flagged {
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
+    eprintln!("{}", check_line(&series));
     write_and_say(&series.stem(output_dir), formats, &series)
+}
+
+/// Whether a series' results were verified, in words.
+fn check_line(series: &Series) -> &'static str {
+    match series.check {
+        harness::experiments::series::CheckState::Verified => {
+            "results verified (one checked warm-up run per size)"
+        }
+        harness::experiments::series::CheckState::Unchecked => {
+            "results unchecked: the workload has no check (a spec without [check]), so nothing verified them"
+        }
+    }
 }
 
 /// What the fit windows and the calibrated variant need from the device's calibration (the
@@ -933,11 +956,23 @@ fn predict_command(
     path: &std::path::Path,
     target: f64,
     calibration: Option<PathBuf>,
+    quantity: harness::experiments::predict::Quantity,
     json: bool,
 ) -> Result<()> {
     let series = Series::load(path)?;
     let calibration = calibration.map(|c| Calibration::load(&c)).transpose()?;
-    let prediction = predict(&series, target, calibration.as_ref())?;
+    let prediction = predict(&series, target, calibration.as_ref(), quantity)?;
+    if !json {
+        println!(
+            "predicting the {} of {} at N = {target}",
+            match quantity {
+                harness::experiments::predict::Quantity::Total => "total (every phase)",
+                harness::experiments::predict::Quantity::Kernels =>
+                    "kernels (the kernel phases, without transfers)",
+            },
+            series.workload
+        );
+    }
     let Some(windowed) = prediction.windowed else {
         if json {
             println!("{}", serde_json::to_string_pretty(&prediction.paper)?);
@@ -1027,6 +1062,7 @@ fn validate_command(
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     eprintln!("wrote {}", names.join(", "));
     print!("{}", views::validation_table(&v));
+    println!("{}", check_line(&v.series));
     validation_figures(&v, plot_dir, &stem)
 }
 

@@ -317,6 +317,7 @@ mod tests {
                 })
                 .collect(),
             total_seconds: phases.iter().map(|p| p.1).sum(),
+            kernel_seconds: 0.0,
             verification: None,
         }
     }

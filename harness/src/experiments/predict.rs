@@ -33,15 +33,70 @@ pub struct Prediction {
     pub windowed: Option<WindowedPrediction>,
 }
 
-/// Predict `target` from `series`; with `calibration`, the windowed variant too (it needs
-/// the series' workload to know each size's work, memory and launches).
+/// What a prediction forecasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Quantity {
+    /// The run's total: every phase, uploads and downloads included.
+    #[default]
+    Total,
+    /// The kernel phases only: the device time without transfers and host steps (for a
+    /// program launched once, the total is mostly its uploads' first-touch paging).
+    Kernels,
+}
+
+impl std::str::FromStr for Quantity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "total" => Ok(Quantity::Total),
+            "kernels" => Ok(Quantity::Kernels),
+            other => Err(format!("`{other}`: predict the `total` or the `kernels`")),
+        }
+    }
+}
+
+impl Quantity {
+    /// The name of the forecast row that holds the quantity.
+    pub fn row(self) -> &'static str {
+        match self {
+            Quantity::Total => "total",
+            Quantity::Kernels => "kernels",
+        }
+    }
+}
+
+/// The row called `total` renamed to the quantity's name.
+fn label(mut f: Forecast, quantity: Quantity) -> Forecast {
+    for p in &mut f.phases {
+        if p.name == "total" {
+            p.name = quantity.row().to_string();
+        }
+    }
+    f
+}
+
+/// Predict `quantity` at `target` from `series`; with `calibration`, the windowed variant
+/// too (it needs each size's work, memory and launches: from the built-in workload of that
+/// name, or from the spec the series stores).
 pub fn predict(
     series: &Series,
     target: f64,
     calibration: Option<&Calibration>,
+    quantity: Quantity,
 ) -> Result<Prediction, WorkloadError> {
+    let kernels;
+    let series = match quantity {
+        Quantity::Total => series,
+        Quantity::Kernels => {
+            kernels = series.kernels_only();
+            &kernels
+        }
+    };
     let paper =
         forecast(&series.medians(), target).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+    let paper = label(paper, quantity);
     let Some(calibration) = calibration else {
         return Ok(Prediction {
             paper,
@@ -49,13 +104,22 @@ pub fn predict(
         });
     };
     let facts = window_facts(calibration);
-    let layout = series.layout.as_deref().map(str::parse).transpose()?;
-    let workload = lookup(&series.workload, layout).map_err(|e| {
-        WorkloadError::Invalid(format!(
-            "the windowed variant needs the workload `{}` to know its sizes' work and memory: {e}",
-            series.workload
-        ))
-    })?;
+    let workload: Box<dyn crate::workloads::Workload> = match &series.spec {
+        Some(stored) => {
+            Box::new(stored.workload().map_err(|e| {
+                WorkloadError::Invalid(format!("the spec stored in the series: {e}"))
+            })?)
+        }
+        None => {
+            let layout = series.layout.as_deref().map(str::parse).transpose()?;
+            lookup(&series.workload, layout).map_err(|e| {
+                WorkloadError::Invalid(format!(
+                    "the windowed variant needs the workload `{}` to know its sizes' work and memory: {e}",
+                    series.workload
+                ))
+            })?
+        }
+    };
     if target.fract() != 0.0 || target < 1.0 {
         return Err(WorkloadError::Invalid(format!(
             "--target must be a whole size for the windowed variant, got {target}"
@@ -64,7 +128,10 @@ pub fn predict(
     let (window, forecast) = windowed_forecast(workload.as_ref(), series, &facts, target as usize);
     Ok(Prediction {
         paper,
-        windowed: Some(WindowedPrediction { window, forecast }),
+        windowed: Some(WindowedPrediction {
+            window,
+            forecast: forecast.map(|f| label(f, quantity)),
+        }),
     })
 }
 

@@ -63,6 +63,28 @@ pub struct SeriesPoint {
     pub phases: Vec<PhasePoint>,
     /// The run's total.
     pub total: TotalPoint,
+    /// The kernels' share of it: the sum of the kernel phases per run (the total without
+    /// uploads, downloads and host steps), summarised like the total. Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernels: Option<TotalPoint>,
+}
+
+/// Whether a series' results were checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckState {
+    /// Every warm-up run was compared with a reference and passed.
+    #[default]
+    Verified,
+    /// The workload has no check (a spec without `[check]`): nothing was verified.
+    Unchecked,
+}
+
+impl CheckState {
+    /// Whether this is [`CheckState::Verified`] (the value files leave out).
+    pub fn is_verified(&self) -> bool {
+        *self == CheckState::Verified
+    }
 }
 
 /// A whole series.
@@ -85,8 +107,16 @@ pub struct Series {
     /// The relative half-width of the total's 95 % interval the repeats aimed for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_target: Option<f64>,
-    /// Whether every run was verified against the host.
+    /// Whether every warm-up run was verified (against the host implementation, or a spec's
+    /// formula or reference); false when the workload has no check.
     pub verified: bool,
+    /// `unchecked` when the workload has no check; left out when verified.
+    #[serde(default, skip_serializing_if = "CheckState::is_verified")]
+    pub check: CheckState,
+    /// For a spec workload, the spec itself (text and parameters), so that the series says
+    /// each size's bytes and work without the spec file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<crate::workloads::spec::StoredSpec>,
     /// The sizes, ascending.
     pub points: Vec<SeriesPoint>,
     /// Sizes whose time per unit of work stands out from both neighbours' (cache-set
@@ -99,6 +129,32 @@ impl Series {
     /// Read a series file; errors name the field.
     pub fn load(path: &Path) -> Result<Self, WorkloadError> {
         read_json(path)
+    }
+
+    /// The same series with only its kernel phases, and the kernels' sum as its total: what
+    /// `predict --quantity kernels` forecasts (the device time without uploads and
+    /// downloads). A point without a stored kernels summary (an older file) takes the sum of
+    /// its kernel phases' medians.
+    pub fn kernels_only(&self) -> Series {
+        let mut s = self.clone();
+        for p in &mut s.points {
+            p.phases
+                .retain(|ph| crate::fit::forecast::is_kernel_phase(&ph.name));
+            let total = match p.kernels.take() {
+                Some(k) => k,
+                None => {
+                    let sum: f64 = p.phases.iter().map(|ph| ph.median_seconds).sum();
+                    TotalPoint {
+                        median_seconds: sum,
+                        ci95: [sum, sum],
+                        min_seconds: None,
+                        samples: vec![sum],
+                    }
+                }
+            };
+            p.total = total;
+        }
+        s
     }
 
     /// The numbers a forecast needs: per size, each phase's median and launches.
@@ -252,17 +308,28 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             bytes: phase.bytes,
         });
     }
-    let totals: Vec<f64> = runs.iter().map(|r| r.total_seconds).collect();
-    let t = summary(&totals, "total")?;
-    Ok(SeriesPoint {
-        size,
-        phases,
-        total: TotalPoint {
+    let point = |samples: Vec<f64>, what: &str| -> Result<TotalPoint, WorkloadError> {
+        let t = summary(&samples, what)?;
+        Ok(TotalPoint {
             median_seconds: t.median,
             ci95: t.ci95,
             min_seconds: Some(t.min),
-            samples: totals,
-        },
+            samples,
+        })
+    };
+    let kernels: Vec<f64> = runs
+        .iter()
+        .map(|r| crate::workloads::kernel_seconds(&r.phases))
+        .collect();
+    Ok(SeriesPoint {
+        size,
+        phases,
+        total: point(runs.iter().map(|r| r.total_seconds).collect(), "total")?,
+        kernels: kernels
+            .iter()
+            .all(|&k| k > 0.0)
+            .then(|| point(kernels, "kernels"))
+            .transpose()?,
     })
 }
 
@@ -326,9 +393,13 @@ pub fn run_series(
         check_fits(workload, device, size)?;
     }
     // A warm-up run per size, verified: compilation and first-touch costs stay out of the
-    // series.
+    // series. A workload without a check (a spec without one) makes the series unchecked.
+    let mut checked = true;
     for &size in &sorted {
-        workload.run(device, size, iterations, true)?;
+        checked &= workload
+            .run(device, size, iterations, true)?
+            .verification
+            .is_some();
     }
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     for round in 0..max {
@@ -368,7 +439,13 @@ pub fn run_series(
         repeats: plan.min,
         max_repeats: (max > plan.min).then_some(max),
         ci_target: plan.ci_target.is_finite().then_some(plan.ci_target),
-        verified: true,
+        verified: checked,
+        check: if checked {
+            CheckState::Verified
+        } else {
+            CheckState::Unchecked
+        },
+        spec: workload.stored_spec(),
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
     })

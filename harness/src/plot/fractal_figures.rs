@@ -535,6 +535,7 @@ mod tests {
                         min_seconds: None,
                         samples: totals,
                     },
+                    kernels: None,
                 }
             })
             .collect();
@@ -547,6 +548,8 @@ mod tests {
             max_repeats: None,
             ci_target: None,
             verified: true,
+            check: Default::default(),
+            spec: None,
             points,
             flagged: Vec::new(),
         }

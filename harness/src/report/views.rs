@@ -234,7 +234,9 @@ pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str)
 }
 
 /// The phase table of one workload run, like a profiler's summary.
-pub fn run_table(r: &crate::workloads::RunResult) -> String {
+/// `verify_asked`: whether the run was asked to check its result (a run that was, but holds
+/// no verification, ran a spec without a check: it says "unchecked").
+pub fn run_table(r: &crate::workloads::RunResult, verify_asked: bool) -> String {
     let mut t = Table::new(["phase", "time ms", "count", "fraction", "GB/s"]);
     for p in &r.phases {
         t.row([
@@ -243,6 +245,15 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
             p.count.to_string(),
             format!("{:.1} %", p.fraction * 100.0),
             opt(p.gbps().map(|g| sig(g, 3))),
+        ]);
+    }
+    if r.kernel_seconds > 0.0 && r.kernel_seconds < r.total_seconds {
+        t.row([
+            "kernels".to_string(),
+            sig(r.kernel_seconds * 1e3, 4),
+            String::new(),
+            format!("{:.1} %", r.kernel_seconds / r.total_seconds * 100.0),
+            String::new(),
         ]);
     }
     t.row([
@@ -260,7 +271,10 @@ pub fn run_table(r: &crate::workloads::RunResult) -> String {
             v.max_rel_error,
             v.tolerance
         ),
-        None => "not verified".to_string(),
+        None if verify_asked => {
+            "unchecked: the workload has no check (a spec without [check]), so nothing verified the result".to_string()
+        }
+        None => "not verified (--no-verify)".to_string(),
     };
     format!(
         "{} at N = {}, {} iterations\n\n{}\n{check}\n",
@@ -621,9 +635,10 @@ mod tests {
                 },
             ],
             total_seconds: 0.0025,
+            kernel_seconds: 0.002,
             verification: None,
         };
-        let text = run_table(&run);
+        let text = run_table(&run, true);
         let vadd = text
             .lines()
             .find(|l| l.starts_with("vadd") && l.contains('%'))
@@ -633,6 +648,19 @@ mod tests {
         assert!(vadd.trim_end().ends_with("6.00"), "{text}");
         let upload = text.lines().find(|l| l.starts_with("upload")).expect("row");
         assert!(upload.trim_end().ends_with('-'), "{text}");
+        let kernels = text
+            .lines()
+            .find(|l| l.starts_with("kernels"))
+            .expect("row");
+        assert!(
+            kernels.contains("2.000") && kernels.contains("80.0 %"),
+            "{text}"
+        );
+        assert!(
+            text.contains("unchecked: the workload has no check"),
+            "{text}"
+        );
+        assert!(run_table(&run, false).contains("not verified (--no-verify)"));
     }
 
     #[test]

@@ -110,6 +110,11 @@ pub struct RunResult {
     pub phases: Vec<PhaseTiming>,
     /// Sum of the phases, seconds.
     pub total_seconds: f64,
+    /// Sum of the kernel phases (every phase but transfers and host steps, as
+    /// [`crate::fit::forecast::is_kernel_phase`] tells them), seconds: the program's device
+    /// time without its uploads and downloads.
+    #[serde(default)]
+    pub kernel_seconds: f64,
     /// The host comparison, when one was made.
     pub verification: Option<Verification>,
 }
@@ -283,6 +288,15 @@ pub fn host_available_bytes() -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
+/// The sum of the kernel phases' times, seconds.
+pub fn kernel_seconds(phases: &[PhaseTiming]) -> f64 {
+    phases
+        .iter()
+        .filter(|p| crate::fit::forecast::is_kernel_phase(&p.name))
+        .map(|p| p.seconds)
+        .sum()
+}
+
 /// Assemble a run's result from its phases; a failed verification becomes an error.
 pub fn finish(
     workload: &str,
@@ -304,6 +318,7 @@ pub fn finish(
         workload: workload.to_string(),
         size,
         iterations,
+        kernel_seconds: kernel_seconds(&phases),
         phases,
         total_seconds,
         verification,
