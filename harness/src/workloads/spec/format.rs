@@ -73,6 +73,7 @@ struct RawStep {
     #[serde(rename = "loop")]
     host_loop: Option<RawLoop>,
     body: Option<Vec<RawStep>>,
+    bytes: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -185,6 +186,10 @@ pub struct LaunchSpec {
     pub local: Option<Vec<Code>>,
     /// Arguments.
     pub args: Vec<ArgSpec>,
+    /// Bytes the launch moves (each element read or written counted once), where the spec
+    /// says: the phase's GB/s, and what the calibrated prediction moves between memory
+    /// levels.
+    pub bytes: Option<Code>,
 }
 
 /// A host loop: `var` from `from` to `to` inclusive in steps of `step`, running `body` in
@@ -656,11 +661,11 @@ impl StepBuilder<'_, '_> {
                     "a loop with a body holds its launches in the body; move the kernel into a body entry",
                 ));
             }
-            if s.global.is_some() || s.local.is_some() || !s.args.is_empty() {
+            if s.global.is_some() || s.local.is_some() || !s.args.is_empty() || s.bytes.is_some() {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local or args of its own",
+                    "a loop with a body takes no global, local, args or bytes of its own",
                 ));
             }
             if body.is_empty() {
@@ -794,6 +799,11 @@ impl StepBuilder<'_, '_> {
             global: codes(global, "global")?,
             local: l.local.as_deref().map(|v| codes(v, "local")).transpose()?,
             args,
+            bytes: l
+                .bytes
+                .as_ref()
+                .map(|b| ctx.code(b, &field("bytes"), scope))
+                .transpose()?,
         })
     }
 }

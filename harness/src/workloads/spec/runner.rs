@@ -695,7 +695,15 @@ fn launch_once(
             }
         });
     }
-    s.launch(&l.kernel, &launch, &args)
+    let bytes = l
+        .bytes
+        .as_ref()
+        .map(|b| {
+            b.eval_count(vars)
+                .map_err(|m| invalid(spec, format!("kernel {} bytes: {m}", l.kernel)))
+        })
+        .transpose()?;
+    s.launch_moving(&l.kernel, &l.kernel, &launch, &args, bytes)
 }
 
 impl Workload for SpecWorkload {
