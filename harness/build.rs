@@ -2,10 +2,18 @@
 //! whether an OpenCL runtime and NVRTC are installed: without one the OpenCL tests, without the
 //! other the CUDA compile tests are marked ignored (`cfg(no_opencl_runtime)`, `cfg(no_nvrtc)`),
 //! so the test summary shows that they did not run. With `HARNESS_REQUIRE_NVRTC=1` the CUDA
-//! tests always run (and fail where NVRTC is missing).
+//! tests always run (and fail where NVRTC is missing). Likewise the report's browser test
+//! needs Chromium (`cfg(no_chromium)`; `HARNESS_REQUIRE_CHROMIUM=1` makes it run regardless).
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_opencl_runtime)");
     println!("cargo::rustc-check-cfg=cfg(no_nvrtc)");
+    println!("cargo::rustc-check-cfg=cfg(no_chromium)");
+    println!("cargo:rerun-if-env-changed=HARNESS_REQUIRE_CHROMIUM");
+    println!("cargo:rerun-if-env-changed=PATH");
+    let chromium_required = std::env::var_os("HARNESS_REQUIRE_CHROMIUM").is_some_and(|v| v == "1");
+    if !chromium_required && chromium().is_none() {
+        println!("cargo:rustc-cfg=no_chromium");
+    }
     for var in [
         "HARNESS_REQUIRE_NVRTC",
         "HARNESS_NVRTC_DIR",
@@ -88,4 +96,16 @@ fn nvrtc_installed() -> bool {
             .arg("-p")
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libnvrtc.so.1"))
+}
+
+/// The first Chromium on the PATH (Debian's `chromium`, or `chromium-browser`,
+/// `google-chrome`).
+fn chromium() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| {
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| p.is_file())
+    })
 }

@@ -65,6 +65,20 @@ TARGETS = [
      ["predict-cluster", "--trace", os.path.join(ROOT, "results/cluster/sor-rb.trace.json"), "--grid", "2", "--network", "{f}"]),
     ("cluster-report", os.path.join(ROOT, "results/cluster/sor-rb.2x1.measured-1.json"), "m.json",
      ["compare-cluster", os.path.join(ROOT, "results/cluster/sor-rb.2x1.predicted.json"), "{f}", "--output", "{dir}/c"]),
+    # Everything shown is drawn from stored files: a mutated one must be skipped or drawn,
+    # never crash the figures or the report.
+    ("figures-calibration", CAL, "cal.json", ["figures", "--from", "{f}", "--out", "{dir}/f"]),
+    ("report-calibration", CAL, "cal.json", ["report", "--from", "{f}", "--out", "{dir}/r"]),
+    ("figures-validation", first("results/host-amd-epyc.suite/*.validate.*.json"), "v.json",
+     ["figures", "--from", "{f}", "--out", "{dir}/f"]),
+    ("figures-suite", os.path.join(ROOT, "results/host-amd-epyc.suite.json"), "s.json",
+     ["report", "--from", "{f}", "--out", "{dir}/r"]),
+    ("figures-maxplus", first("calibrations/*.maxplus.*.json"), "m.json",
+     ["figures", "--from", "{f}", "--out", "{dir}/f"]),
+    ("figures-balance", first("calibrations/*.balance.*.json"), "b.json",
+     ["figures", "--from", "{f}", "--out", "{dir}/f"]),
+    ("figures-cluster", os.path.join(ROOT, "results/cluster/sor-rb.2x1.predicted.json"), "p.json",
+     ["figures", "--from", "{f}", "--out", "{dir}/f"]),
 ]
 
 NUMBER = re.compile(rb"-?\d+(\.\d+)?([eE][-+]?\d+)?")

@@ -11,7 +11,7 @@
 //! 5. [`bench`](mod@bench) (microbenchmarks) and [`workloads`] (verified kernels);
 //! 6. [`calibration`]: a device's measured parameters, the file and its comparison;
 //! 7. [`experiments`]: series, validations, predictions and balance runs;
-//! 8. [`report`] (tables) and [`plot`] (figures).
+//! 8. [`plot`] (figures), then [`report`] (tables, and the pages that show the figures).
 
 pub mod backend;
 pub mod bench;

@@ -18,8 +18,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("workloads", 4),
     ("calibration", 5),
     ("experiments", 6),
-    ("report", 7),
-    ("plot", 8),
+    ("plot", 7),
+    ("report", 8),
 ];
 
 fn layer(module: &str) -> Option<u32> {

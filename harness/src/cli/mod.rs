@@ -5,6 +5,7 @@ mod check;
 mod cluster;
 mod interrupt;
 mod maxplus;
+mod show;
 mod suite;
 
 use std::path::PathBuf;
@@ -321,6 +322,28 @@ enum Command {
     ///
     /// Example: harness validate-suite --device opencl --output-dir results
     ValidateSuite(suite::SuiteArgs),
+    /// Regenerate every figure from stored results, no device needed: each calibration's
+    /// latency, bandwidth and Δt/ΔT sweeps; each validation's fit and Fig. 1; per device the
+    /// parity and error bars of every validation; each suite's errors; each max-plus
+    /// validation; each measured balance (Fig. 6 with the measured splits); each cluster
+    /// prediction's losses beside its measured runs.
+    ///
+    /// Each figure is written as SVG, PNG (300 dpi at one column, 8.5 cm) and the CSV of its
+    /// data, named after the file it comes from (results/x.json → <out>/results/x.<figure>).
+    /// The same files give byte-identical figures. Files that cannot be read and figures
+    /// whose data is missing are skipped with a one-line note.
+    ///
+    /// Example: harness figures --device host-amd-epyc --out plots
+    Figures(show::FiguresArgs),
+    /// One self-contained HTML page per device (figures inlined as SVG, no script, no network)
+    /// and an index comparing the devices: fingerprint and provenance, the calibration with
+    /// its intervals and methods, the microbenchmark curves, every fractal prediction and
+    /// variant against measurement, the max-plus validation, the balancing and the cluster
+    /// prediction. Every table also as Markdown (.md) and LaTeX booktabs (.tex) beside each
+    /// page. Sections with nothing stored say what to run.
+    ///
+    /// Example: harness report --out reports && xdg-open reports/index.html
+    Report(show::ReportArgs),
     /// Figures over several `harness validate` results: predicted against measured (parity,
     /// with a ±10 % band) and the error per workload as bars, each for the paper and the
     /// windowed variant; and for each result its log-log fit and Fig. 1 figures.
@@ -457,6 +480,8 @@ pub fn run() -> Result<()> {
         } => babelstream_command(device, quick, json),
         Command::Balance(args) => balance::balance_command(args),
         Command::ValidateSuite(args) => suite::suite_command(args),
+        Command::Figures(args) => show::figures_command(args),
+        Command::Report(args) => show::report_command(args),
         Command::CheckKernels(args) => check::check_command(args),
         Command::PredictCluster(args) => cluster::predict_cluster_command(args),
         Command::CompareCluster(args) => cluster::compare_cluster_command(args),
@@ -1068,17 +1093,14 @@ fn validate_command(
 
 /// The fit and Fig. 1 figures of one validation, named after its result file.
 fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::Path) -> Result<()> {
-    use harness::plot::fractal_figures::{fit_figure, polynomial_vs_fractal_figure};
+    use harness::plot::fractal_figures::polynomial_vs_fractal_figure;
+    use harness::plot::save_figure;
+    use harness::report::figures::validation_fit;
     let base = stem
         .file_name()
         .map_or("validate".into(), |n| n.to_string_lossy().into_owned());
-    let large: Vec<(usize, f64)> = v
-        .large
-        .iter()
-        .map(|p| (p.size, p.total.median_seconds))
-        .collect();
-    let target = large.iter().map(|l| l.0).max().unwrap_or(1) as f64;
-    let mut written = fit_figure(&v.series, &large, None, target, dir, &format!("{base}.fit"))?;
+    let target = v.large.iter().map(|l| l.size).max().unwrap_or(1) as f64;
+    let mut written = save_figure(&validation_fit(v)?, &dir.join(format!("{base}.fit")))?;
     written.extend(polynomial_vs_fractal_figure(
         &v.series,
         None,

@@ -8,7 +8,7 @@
 //! measured time is the median over repeats of the kernel phases' device time per iteration
 //! (other phases, such as EPS resets and transposes, are not what the graph describes).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::validate::{summary, ErrorSummary};
 use crate::backend::Device;
@@ -97,7 +97,7 @@ pub fn kernel_for(graph: &str) -> Result<&'static GraphKernel, WorkloadError> {
 }
 
 /// One size: measured against every variant.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MaxPlusRow {
     /// Problem size N.
     pub size: usize,
@@ -116,7 +116,7 @@ pub struct MaxPlusRow {
 }
 
 /// One variant's error over all sizes.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VariantError {
     /// The variant.
     pub model: String,

@@ -14,6 +14,7 @@ pub mod csv;
 pub mod extrap;
 pub mod file;
 pub mod json;
+pub mod latex;
 pub mod markdown;
 pub mod table;
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use super::render::{self, Scale, Swatch, AXIS_PX, TICK_PX};
 use super::PlotError;
 use crate::experiments::balance::MeasuredBalance;
 use crate::export::csv::csv_field;
@@ -23,6 +24,11 @@ pub struct BarFigure {
 
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`.
 pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    super::save(&super::Drawing::Bars(figure.clone()), stem)
+}
+
+/// Refuse a figure without groups or with a missing or non-finite value; its CSV otherwise.
+pub(super) fn check_and_csv(figure: &BarFigure) -> Result<String, PlotError> {
     let bad = figure.groups.is_empty()
         || figure
             .groups
@@ -47,82 +53,114 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
         let vals: Vec<String> = values.iter().map(f64::to_string).collect();
         text.push_str(&format!("{},{}\n", csv_field(name), vals.join(",")));
     }
-    super::save_drawing(figure, &text, stem)
+    Ok(text)
 }
 
-/// Draw the bars on any backend.
+/// Draw the bars on any backend at `scale`, horizontally: one band per group from top to
+/// bottom with its name at the left (cut to fit), the values along the x axis, the legend
+/// below.
 pub(super) fn draw_bars<DB: DrawingBackend>(
     figure: &BarFigure,
     root: &DrawingArea<DB, plotters::coord::Shift>,
+    scale: Scale,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
-    const FONT: &str = "sans-serif";
     root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let swatches: Vec<Swatch> = figure
+        .series
+        .iter()
+        .enumerate()
+        .map(|(j, name)| Swatch {
+            label: name.clone(),
+            color: render::color(j),
+            line: None,
+            marker: None,
+            bar: true,
+        })
+        .collect();
+    let body = render::title_area(root, &figure.title, scale)?;
+    let body = render::legend_area(&body, &swatches, scale)?;
     let k = figure.series.len().max(1) as f64;
     let n = figure.groups.len() as f64;
-    let max = figure
-        .groups
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .fold(0.0f64, f64::max);
-    let min = figure
-        .groups
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .fold(0.0f64, f64::min);
-    let pad = (max - min).max(1e-12) * 0.1;
-    let names: Vec<String> = figure.groups.iter().map(|g| g.0.clone()).collect();
-    let mut chart = ChartBuilder::on(root)
-        .caption(&figure.title, (FONT, 22))
-        .margin(12)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
+    let values = || figure.groups.iter().flat_map(|(_, v)| v.iter().copied());
+    let max = values().fold(0.0f64, f64::max);
+    let min = values().fold(0.0f64, f64::min);
+    let pad = (max - min).max(1e-12) * 0.06;
+    let font = scale.font(TICK_PX);
+    let most = body.dim_in_pixel().0 as f64 * 0.45;
+    let mut names = Vec::with_capacity(figure.groups.len());
+    let mut widest = 0.0f64;
+    for (name, _) in &figure.groups {
+        let text = render::fit_text(&body, name, &font, most as i32)?;
+        let (w, _) = body
+            .estimate_text_size(&text, &font)
+            .map_err(|e| e.to_string())?;
+        widest = widest.max(f64::from(w));
+        names.push(text);
+    }
+    let mut chart = ChartBuilder::on(&body)
+        .margin(scale.px(8.0))
+        .margin_right(scale.px(14.0))
+        .x_label_area_size(scale.px(44.0))
+        .y_label_area_size((widest + scale.0 * 12.0).round() as i32)
         .build_cartesian_2d(
-            0.0..n,
             (min - if min < 0.0 { pad } else { 0.0 })..(max + pad),
+            0.0..n,
         )
         .map_err(|e| e.to_string())?;
-    let label = move |v: &f64| {
-        let i = v.floor() as usize;
-        if (v - v.floor() - 0.5).abs() < 1e-6 {
-            names.get(i).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(WHITE)
-        .x_labels(figure.groups.len() * 2 + 1)
-        .x_label_formatter(&label)
-        .y_desc(figure.y_label.as_str())
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(6)
+        .x_label_formatter(&|v: &f64| crate::export::table::sig(*v, 3))
+        .bold_line_style(RGBColor(225, 225, 225).stroke_width(scale.upx(1.0)))
+        .light_line_style(WHITE.mix(0.0))
+        .axis_style(BLACK.stroke_width(scale.upx(1.0)))
+        .x_desc(figure.y_label.as_str())
+        .label_style(scale.font(TICK_PX))
+        .axis_desc_style(scale.font(AXIS_PX))
         .draw()
         .map_err(|e| e.to_string())?;
-    let width = 0.8 / k;
-    for (j, series) in figure.series.iter().enumerate() {
-        let color = super::render::color(j);
-        let bars = figure.groups.iter().enumerate().map(|(i, (_, values))| {
-            let x0 = i as f64 + 0.1 + j as f64 * width;
-            Rectangle::new([(x0, 0.0), (x0 + width * 0.95, values[j])], color.filled())
-        });
+    // Group i occupies the band [n - i - 1, n - i]: the first group at the top.
+    let band = |i: usize| n - i as f64 - 1.0;
+    let height = 0.8 / k;
+    let base = if min < 0.0 { 0.0 } else { min.max(0.0) };
+    for j in 0..figure.series.len() {
+        let color = render::color(j);
+        let boxes = |style: ShapeStyle| {
+            figure
+                .groups
+                .iter()
+                .enumerate()
+                .map(move |(i, (_, values))| {
+                    let y0 = band(i) + 0.9 - (j as f64 + 1.0) * height;
+                    Rectangle::new([(base, y0), (values[j], y0 + height * 0.92)], style)
+                })
+        };
         chart
-            .draw_series(bars)
-            .map_err(|e| e.to_string())?
-            .label(series.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+            .draw_series(boxes(color.filled()))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(boxes(BLACK.stroke_width(1)))
+            .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .label_font((FONT, 16))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())
+    let x_left = min - if min < 0.0 { pad } else { 0.0 };
+    for (i, name) in names.into_iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(x_left, band(i) + 0.5));
+        let (w, _) = root
+            .estimate_text_size(&name, &font)
+            .map_err(|e| e.to_string())?;
+        root.draw(&Text::new(
+            name,
+            (x - w as i32 - scale.px(6.0), y - scale.px(TICK_PX * 0.55)),
+            font.clone(),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// The measured balance's bars: each split's measured speed-up beside the model's.

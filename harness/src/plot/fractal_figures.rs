@@ -48,6 +48,8 @@ const LARGE_LABEL: &str = "large runs (measured median)";
 /// Labels of the prediction band.
 const PI_LOW_LABEL: &str = "95 % prediction interval (low)";
 const PI_HIGH_LABEL: &str = "95 % prediction interval (high)";
+/// The legend entry of both bounds.
+const PI_LABEL: &str = "95 % prediction interval";
 
 /// Draws one phase (or the total) of `series` with its fractal fit, written as
 /// `<dir>/<name>.{svg,png,csv}`.
@@ -70,6 +72,17 @@ pub fn fit_figure(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let figure = fit_plot(series, validation_large, phase, target_max)?;
+    save_figure(&figure, &dir.join(name))
+}
+
+/// The figure [`fit_figure`] writes, in memory.
+pub fn fit_plot(
+    series: &RunSeries,
+    validation_large: &[(usize, f64)],
+    phase: Option<&str>,
+    target_max: f64,
+) -> Result<Figure, PlotError> {
     let title = format!(
         "Fractal fit: {} {} on {}",
         workload_label(series),
@@ -97,7 +110,7 @@ pub fn fit_figure(
     let fit_label = fit_label(&fit);
     let mut main = vec![
         Series::new(
-            fit_label,
+            fit_label.clone(),
             predicted.iter().map(|&(n, (t, _, _))| (n, t)).collect(),
             Mark::Line,
         ),
@@ -105,12 +118,14 @@ pub fn fit_figure(
             PI_LOW_LABEL,
             predicted.iter().map(|&(n, (_, l, _))| (n, l)).collect(),
             Mark::Dashed,
-        ),
+        )
+        .in_legend(PI_LABEL),
         Series::new(
             PI_HIGH_LABEL,
             predicted.iter().map(|&(n, (_, _, h))| (n, h)).collect(),
             Mark::Dashed,
-        ),
+        )
+        .in_legend(PI_LABEL),
         column.measured(),
     ];
     let lower = if large.is_empty() {
@@ -123,13 +138,14 @@ pub fn fit_figure(
             .collect();
         Some(Panel {
             x_label: X_LABEL.into(),
-            y_label: "prediction error (%)".into(),
+            y_label: "error (%)".into(),
             log_x: true,
             log_y: false,
             series: vec![
-                Series::new("error at the large sizes", errors, Mark::Points),
+                Series::new("error at the large sizes", errors, Mark::Points)
+                    .in_legend(fit_label.clone()),
                 // Spans the main panel's sizes so that both panels share the x range.
-                Series::new("zero error", vec![(lo, 0.0), (hi, 0.0)], Mark::Line),
+                Series::new("zero error", vec![(lo, 0.0), (hi, 0.0)], Mark::Dotted).in_legend(""),
             ],
         })
     };
@@ -144,7 +160,7 @@ pub fn fit_figure(
         },
         lower,
     };
-    save_figure(&figure, &dir.join(name))
+    Ok(figure)
 }
 
 /// The paper's Fig. 1 for one phase (or the total, `phase` `None`) of `series`, written as
@@ -161,6 +177,16 @@ pub fn polynomial_vs_fractal_figure(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let figure = polynomial_vs_fractal_plot(series, phase, target_max)?;
+    save_figure(&figure, &dir.join(name))
+}
+
+/// The figure [`polynomial_vs_fractal_figure`] writes, in memory.
+pub fn polynomial_vs_fractal_plot(
+    series: &RunSeries,
+    phase: Option<&str>,
+    target_max: f64,
+) -> Result<Figure, PlotError> {
     let title = format!(
         "Polynomials vs fractal fit: {} {}",
         workload_label(series),
@@ -201,7 +227,7 @@ pub fn polynomial_vs_fractal_figure(
         },
         lower: None,
     };
-    save_figure(&figure, &dir.join(name))
+    Ok(figure)
 }
 
 /// Predicted (x) against measured (y) time of the run's total, log-log, written as
@@ -217,6 +243,11 @@ pub fn parity_figure(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    save_figure(&parity_plot(validations)?, &dir.join(name))
+}
+
+/// The figure [`parity_figure`] writes, in memory.
+pub fn parity_plot(validations: &[Validation]) -> Result<Figure, PlotError> {
     let title = "Fractal prediction vs measurement (run total)".to_string();
     let mut groups: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for v in validations {
@@ -260,8 +291,8 @@ pub fn parity_figure(
         .map(|(label, points)| Series::new(label, points, Mark::Points))
         .collect();
     main.push(Series::new("y = x", line(1.0), Mark::Line));
-    main.push(Series::new("y = 0.9x (-10 %)", line(0.9), Mark::Dashed));
-    main.push(Series::new("y = 1.1x (+10 %)", line(1.1), Mark::Dashed));
+    main.push(Series::new("y = 0.9x (-10 %)", line(0.9), Mark::Dotted));
+    main.push(Series::new("y = 1.1x (+10 %)", line(1.1), Mark::Dotted));
     let figure = Figure {
         title,
         main: Panel {
@@ -273,7 +304,7 @@ pub fn parity_figure(
         },
         lower: None,
     };
-    save_figure(&figure, &dir.join(name))
+    Ok(figure)
 }
 
 /// Bars of the fractal prediction's absolute percentage error of the run's total, written as
@@ -290,6 +321,11 @@ pub fn error_bars_figure(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    save_bars(&error_bars_plot(validations)?, &dir.join(name))
+}
+
+/// The figure [`error_bars_figure`] writes, in memory.
+pub fn error_bars_plot(validations: &[Validation]) -> Result<BarFigure, PlotError> {
     let title = "Fractal prediction error of the run total".to_string();
     if validations.is_empty() {
         return Err(data(&title, "no validation to plot".into()));
@@ -331,7 +367,7 @@ pub fn error_bars_figure(
         series: vec!["median".into(), "maximum".into()],
         groups,
     };
-    save_bars(&figure, &dir.join(name))
+    Ok(figure)
 }
 
 /// One phase's (or the total's) medians and CIs, sizes ascending.

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{save_figure, Figure, Mark, Panel, PlotError, Series};
-use crate::experiments::validate_maxplus::MaxPlusValidation;
+use crate::experiments::validate_maxplus::{MaxPlusRow, MaxPlusValidation};
+use crate::model::maxplus::LaunchPlan;
 
 /// Errors below this (%) are drawn at it: the error panel's axis is logarithmic.
 const ERROR_FLOOR: f64 = 0.01;
@@ -15,10 +16,22 @@ pub fn maxplus_figure(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let figure = maxplus_plot(&v.graph, &v.device, v.kernel.plan, &v.rows)?;
+    save_figure(&figure, &dir.join(name))
+}
+
+/// The figure of a max-plus validation of `graph` on `device` from its rows (as stored in
+/// its JSON): predicted per variant and measured against N, and each variant's error.
+pub fn maxplus_plot(
+    graph: &str,
+    device: &str,
+    plan: LaunchPlan,
+    rows: &[MaxPlusRow],
+) -> Result<Figure, PlotError> {
     let x = |size: usize| size as f64;
-    let Some(first) = v.rows.first() else {
+    let Some(first) = rows.first() else {
         return Err(PlotError::Data {
-            figure: v.graph.clone(),
+            figure: graph.to_string(),
             message: "no measured size to plot".into(),
         });
     };
@@ -30,26 +43,22 @@ pub fn maxplus_figure(
         } else {
             format!("{} (extension)", p.model)
         };
-        let predicted = v
-            .rows
+        let predicted = rows
             .iter()
             .map(|r| (x(r.size), r.predictions[i].seconds))
             .collect();
-        let errors = v
-            .rows
+        let errors = rows
             .iter()
             .map(|r| (x(r.size), r.abs_percent_errors[i].max(ERROR_FLOOR)))
             .collect();
         main.push(Series::new(label.clone(), predicted, Mark::Dashed));
         lower.push(Series::new(label, errors, Mark::Line));
     }
-    let measured = v
-        .rows
+    let measured = rows
         .iter()
         .map(|r| (x(r.size), r.measured_seconds))
         .collect();
-    let intervals = v
-        .rows
+    let intervals = rows
         .iter()
         .map(|r| (x(r.size), r.measured_ci95[0], r.measured_ci95[1]))
         .collect();
@@ -57,28 +66,27 @@ pub fn maxplus_figure(
         Series::new("measured (median, 95 % CI)", measured, Mark::Points).with_intervals(intervals),
     );
     let figure = Figure {
-        title: format!("max-plus model: {} on {}", v.graph, short(&v.device)),
+        title: format!("max-plus model: {graph} on {}", short(device)),
         main: Panel {
-            x_label: format!("N ({})", size_meaning(v)),
+            x_label: format!("N ({})", size_meaning(plan)),
             y_label: "time per iteration (s)".into(),
             log_x: true,
             log_y: true,
             series: main,
         },
         lower: Some(Panel {
-            x_label: format!("N ({})", size_meaning(v)),
+            x_label: format!("N ({})", size_meaning(plan)),
             y_label: "abs. error (%)".into(),
             log_x: true,
             log_y: true,
             series: lower,
         }),
     };
-    save_figure(&figure, &dir.join(name))
+    Ok(figure)
 }
 
-fn size_meaning(v: &MaxPlusValidation) -> &'static str {
-    use crate::model::maxplus::LaunchPlan;
-    match v.kernel.plan {
+fn size_meaning(plan: LaunchPlan) -> &'static str {
+    match plan {
         LaunchPlan::Elements => "elements",
         LaunchPlan::Interior2d | LaunchPlan::AntiDiagonals => "grid side",
         LaunchPlan::LineSweeps3d => "cube side",
@@ -86,7 +94,7 @@ fn size_meaning(v: &MaxPlusValidation) -> &'static str {
 }
 
 /// The device name cut to fit a one-column title.
-fn short(name: &str) -> String {
+pub(crate) fn short(name: &str) -> String {
     const MAX: usize = 36;
     if name.chars().count() <= MAX {
         name.to_string()

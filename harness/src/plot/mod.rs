@@ -4,13 +4,17 @@
 //! figure where a good one stood.
 //!
 //! The figures are data-driven: a [`Figure`] holds series of points on (optionally log)
-//! axes, an optional lower panel (e.g. the error per model), and is rendered at a size that
-//! stays readable printed one column wide (fonts 16–20 px on an 800 × 600 canvas). Text is
-//! drawn with the bundled DejaVu Sans, so figures look the same on any machine.
+//! axes and an optional lower panel (e.g. the error per model); a [`BarFigure`] holds grouped
+//! bars. Both are drawn in one house style (`render`): readable printed one column wide
+//! (8.5 cm), series told apart by marker shape and dash pattern as well as by colour, the
+//! legend below the axes. Text is drawn with the bundled DejaVu Sans, so figures look the
+//! same on any machine, and the same data gives byte-identical SVG.
 
 mod bars;
+pub mod calibration_figures;
 pub mod fractal_figures;
 pub mod maxplus_figure;
+pub mod model_figures;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -60,6 +64,8 @@ pub enum Mark {
     Dashed,
     /// Markers only (measurements).
     Points,
+    /// A dotted line (a reference such as y = x, or a level).
+    Dotted,
 }
 
 /// One named series of points, optionally with a shaded band `(x, low, high)`.
@@ -73,6 +79,11 @@ pub struct Series {
     pub mark: Mark,
     /// An interval drawn as error bars at each point: `(x, low, high)`.
     pub intervals: Vec<(f64, f64, f64)>,
+    /// The legend entry it is drawn under, when not its own label: series with the same
+    /// entry share colour and marker and appear once in the legend (the two bounds of an
+    /// interval; a prediction and its error). An empty entry keeps it out of the legend (a
+    /// reference line). The CSV always names the series by its label.
+    pub legend: Option<String>,
 }
 
 impl Series {
@@ -83,7 +94,19 @@ impl Series {
             points,
             mark,
             intervals: Vec::new(),
+            legend: None,
         }
+    }
+
+    /// The same series drawn under the legend entry `entry` (see [`Series::legend`]).
+    pub fn in_legend(mut self, entry: impl Into<String>) -> Self {
+        self.legend = Some(entry.into());
+        self
+    }
+
+    /// The legend entry it is drawn under.
+    pub fn key(&self) -> &str {
+        self.legend.as_deref().unwrap_or(&self.label)
     }
 
     /// The same series with intervals.
@@ -121,8 +144,89 @@ pub struct Figure {
 
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`; returns the paths.
 pub fn save_figure(figure: &Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    render::check(figure)?;
-    save_drawing(figure, &figure_csv(figure), stem)
+    save(&Drawing::Plot(figure.clone()), stem)
+}
+
+/// Any figure: lines and points on axes, or grouped bars.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Drawing {
+    /// Series on (optionally log) axes.
+    Plot(Figure),
+    /// Grouped bars.
+    Bars(BarFigure),
+}
+
+impl Drawing {
+    /// The figure's title.
+    pub fn title(&self) -> &str {
+        match self {
+            Drawing::Plot(f) => &f.title,
+            Drawing::Bars(b) => &b.title,
+        }
+    }
+}
+
+/// A figure drawn in memory: the SVG text, the PNG bytes and the CSV of its data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The SVG document.
+    pub svg: String,
+    /// The PNG image, at print resolution.
+    pub png: Vec<u8>,
+    /// The data behind the figure.
+    pub csv: String,
+}
+
+/// Draw `drawing` in memory; `name` names it in errors.
+pub fn render(drawing: &Drawing, name: &Path) -> Result<Rendered, PlotError> {
+    let csv = match drawing {
+        Drawing::Plot(f) => {
+            render::check(f)?;
+            figure_csv(f)
+        }
+        Drawing::Bars(b) => bars::check_and_csv(b)?,
+    };
+    Ok(Rendered {
+        svg: svg_text(drawing, name)?,
+        png: png_bytes(drawing, name)?,
+        csv,
+    })
+}
+
+/// Only the SVG of `drawing` (what a web page inlines); `name` names it in errors.
+pub fn render_svg(drawing: &Drawing, name: &Path) -> Result<String, PlotError> {
+    match drawing {
+        Drawing::Plot(f) => render::check(f)?,
+        Drawing::Bars(b) => {
+            bars::check_and_csv(b)?;
+        }
+    }
+    svg_text(drawing, name)
+}
+
+/// Write `drawing` as `<stem>.svg`, `<stem>.png` and `<stem>.csv` as one unit; returns the
+/// paths.
+pub fn save(drawing: &Drawing, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let rendered = render(drawing, stem)?;
+    write_rendered(&rendered, stem)
+}
+
+/// Write an already drawn figure as `<stem>.svg`, `<stem>.png` and `<stem>.csv` as one
+/// unit; returns the paths.
+pub fn write_rendered(rendered: &Rendered, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let svg_path = crate::export::with_suffix(stem, "svg");
+    let png_path = crate::export::with_suffix(stem, "png");
+    let csv_path = crate::export::with_suffix(stem, "csv");
+    crate::export::write_together(&[
+        (&svg_path, rendered.svg.as_bytes()),
+        (&png_path, &rendered.png),
+        (&csv_path, rendered.csv.as_bytes()),
+    ])
+    .map_err(|e| PlotError::Io {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(vec![svg_path, png_path, csv_path])
 }
 
 /// The paper's Fig. 6 for this machine and ρ: K^max, K^D (best integer q*) and the
@@ -167,81 +271,75 @@ pub fn stepanenko_figure(
     )
 }
 
-/// What can be drawn on any plotters backend: a [`Figure`] or a [`BarFigure`].
-trait Drawable {
-    /// Draw on `root`.
-    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
-    where
-        DB::ErrorType: 'static;
-}
-
-impl Drawable for Figure {
-    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+impl Drawing {
+    /// Draw on `root` at `scale`.
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        scale: render::Scale,
+    ) -> Result<(), String>
     where
         DB::ErrorType: 'static,
     {
-        render::draw(self, root)
+        match self {
+            Drawing::Plot(f) => render::draw(f, root, scale),
+            Drawing::Bars(b) => bars::draw_bars(b, root, scale),
+        }
     }
-}
-
-impl Drawable for BarFigure {
-    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
-    where
-        DB::ErrorType: 'static,
-    {
-        bars::draw_bars(self, root)
-    }
-}
-
-/// Draw `figure` in memory as SVG and PNG and write `<stem>.svg`, `<stem>.png` and
-/// `<stem>.csv` (`csv`, the data behind it) as one unit; returns the paths.
-fn save_drawing(figure: &impl Drawable, csv: &str, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    let svg_path = crate::export::with_suffix(stem, "svg");
-    let png_path = crate::export::with_suffix(stem, "png");
-    let csv_path = crate::export::with_suffix(stem, "csv");
-    let svg = svg_text(figure, &svg_path)?;
-    let png = png_bytes(figure, &png_path)?;
-    crate::export::write_together(&[
-        (&svg_path, svg.as_bytes()),
-        (&png_path, &png),
-        (&csv_path, csv.as_bytes()),
-    ])
-    .map_err(|e| PlotError::Io {
-        path: e.path,
-        source: e.source,
-    })?;
-    Ok(vec![svg_path, png_path, csv_path])
 }
 
 /// The figure as SVG text (`path` names it in errors).
-fn svg_text(figure: &impl Drawable, path: &Path) -> Result<String, PlotError> {
+fn svg_text(figure: &Drawing, path: &Path) -> Result<String, PlotError> {
     render::ensure_font();
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, render::SIZE).into_drawing_area();
-        finish(figure.draw_on(&root), root.present(), path)?;
+        finish(
+            figure.draw_on(&root, render::Scale(1.0)),
+            root.present(),
+            path,
+        )?;
     }
     Ok(text)
 }
 
-/// The figure as PNG bytes (`path` names it in errors).
-fn png_bytes(figure: &impl Drawable, path: &Path) -> Result<Vec<u8>, PlotError> {
+/// The figure as PNG bytes at print resolution (`path` names it in errors).
+fn png_bytes(figure: &Drawing, path: &Path) -> Result<Vec<u8>, PlotError> {
     use image::ImageEncoder;
     render::ensure_font();
-    let (width, height) = render::SIZE;
+    let (width, height) = png_size();
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, render::SIZE).into_drawing_area();
-        finish(figure.draw_on(&root), root.present(), path)?;
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+        finish(
+            figure.draw_on(&root, render::Scale(render::PNG_SCALE)),
+            root.present(),
+            path,
+        )?;
     }
     let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&rgb, width, height, image::ColorType::Rgb8)
-        .map_err(|e| PlotError::Draw {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+    // Best compression: the figures are committed, and flat-coloured drawings shrink well.
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut png,
+        image::codecs::png::CompressionType::Best,
+        image::codecs::png::FilterType::Adaptive,
+    )
+    .write_image(&rgb, width, height, image::ColorType::Rgb8)
+    .map_err(|e| PlotError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     Ok(png)
+}
+
+/// The PNG's size in pixels.
+fn png_size() -> (u32, u32) {
+    let (w, h) = render::SIZE;
+    let s = render::PNG_SCALE;
+    (
+        (f64::from(w) * s).round() as u32,
+        (f64::from(h) * s).round() as u32,
+    )
 }
 
 fn finish<E: std::fmt::Display>(
@@ -348,7 +446,7 @@ mod tests {
             image::ImageFormat::Png,
         )
         .unwrap();
-        assert_eq!((png.width(), png.height()), render::SIZE);
+        assert_eq!((png.width(), png.height()), png_size());
         let csv = std::fs::read_to_string(&paths[2]).unwrap();
         assert_eq!(csv, figure_csv(&sample()));
     }

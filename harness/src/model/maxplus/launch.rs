@@ -2,7 +2,7 @@
 //! iteration: a launch of I instances of s dependent steps each takes s·⌈I/n⌉ rounds of the
 //! graph's time (docs/models.md §1), and an iteration is the sum of its launches.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::MaxPlusError;
 use super::graph::KernelGraph;
@@ -12,7 +12,7 @@ use super::pipelined::{pipelined, LaunchShape, PIPELINED_NAME};
 use crate::units::{Parameter, Seconds};
 
 /// How a workload's size maps to the launches of one iteration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchPlan {
     /// One launch of N instances (vadd, triad).
@@ -83,7 +83,7 @@ fn shape(instances: u64, steps: u64) -> LaunchShape {
 }
 
 /// One model variant's prediction at one size.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VariantTime {
     /// `naive`, `with_operations`, `serialized_memory`, `caching`, or `ext_pipelined`.
     pub model: String,

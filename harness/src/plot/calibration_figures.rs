@@ -1,0 +1,244 @@
+//! Figures of a stored calibration: what the microbenchmarks measured, drawn from the
+//! calibration file alone (no device needed).
+//!
+//! - [`latency_figure`]: the pointer-chase sweep (latency t per dependent load against the
+//!   working set, log-log, with each point's 95 % CI), the plateaus found in it as levels, and
+//!   the cache sizes the device or the OS reports;
+//! - [`bandwidth_figure`]: the streaming bandwidth of read, write, copy and triad against the
+//!   working set, with the same reported cache sizes;
+//! - [`gaps_figure`]: the serialization sweeps behind Δt and ΔT: kernel time against the
+//!   executors launched, per access pattern (medians with their CIs), with the fitted line
+//!   `intercept + Δ·n` over its fit range, dashed, in the same colour.
+
+use super::{Figure, Mark, Panel, PlotError, Series};
+use crate::calibration::Calibration;
+
+/// The short device name used in titles.
+fn device(c: &Calibration) -> String {
+    super::maxplus_figure::short(&c.device.name)
+}
+
+/// Vertical dotted lines at the reported cache sizes, spanning `[low, high]` on the y axis:
+/// one series per level, all with one label (so one style and one legend entry).
+fn reported_caches(c: &Calibration, low: f64, high: f64) -> Vec<Series> {
+    let reported: Vec<_> = c.reported_caches.iter().filter(|r| r.bytes > 0).collect();
+    let Some(first) = reported.first() else {
+        return Vec::new();
+    };
+    let source = first.source.split_whitespace().next().unwrap_or("the OS");
+    let sizes: Vec<String> = reported
+        .iter()
+        .map(|r| format!("{} {}", r.level, kib(r.bytes)))
+        .collect();
+    let label = format!("reported by {source}: {}", sizes.join(", "));
+    reported
+        .iter()
+        .map(|r| {
+            let x = r.bytes as f64 / 1024.0;
+            Series::new(label.clone(), vec![(x, low), (x, high)], Mark::Dotted)
+        })
+        .collect()
+}
+
+/// `bytes` as KiB or MiB for a label.
+fn kib(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+/// The y range `[low, high]` of a set of positive values, for reference lines.
+fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    lo.is_finite().then_some((lo, hi))
+}
+
+/// The read-latency sweep with its levels; an error when the sweep is empty.
+pub fn latency_figure(c: &Calibration) -> Result<Figure, PlotError> {
+    let title = format!("Read latency t by working set, {}", device(c));
+    let sweep = &c.read_latency.sweep;
+    let points: Vec<(f64, f64)> = sweep
+        .iter()
+        .filter(|p| p.latency_ns > 0.0)
+        .map(|p| (p.working_set_bytes as f64 / 1024.0, p.latency_ns))
+        .collect();
+    if points.is_empty() {
+        return Err(PlotError::Data {
+            figure: title,
+            message: "the calibration has no latency sweep".into(),
+        });
+    }
+    let intervals = sweep
+        .iter()
+        .filter(|p| p.latency_ns > 0.0)
+        .map(|p| {
+            (
+                p.working_set_bytes as f64 / 1024.0,
+                p.ci95_ns[0],
+                p.ci95_ns[1],
+            )
+        })
+        .collect();
+    let mut series = vec![
+        Series::new("pointer chase (median, 95 % CI)", points, Mark::Points)
+            .with_intervals(intervals),
+    ];
+    let last = sweep
+        .last()
+        .map_or(1.0, |p| p.working_set_bytes as f64 / 1024.0);
+    for level in c.read_latency.levels.iter().filter(|l| l.latency_ns > 0.0) {
+        let from = level.working_set_bytes[0] as f64 / 1024.0;
+        let to = (level.working_set_bytes[1] as f64 / 1024.0)
+            .max(from)
+            .min(last);
+        let to = if level.level == "memory" { last } else { to };
+        series.push(Series::new(
+            format!("{} plateau {} ns", level.level, sig(level.latency_ns)),
+            vec![(from, level.latency_ns), (to.max(from), level.latency_ns)],
+            Mark::Line,
+        ));
+    }
+    if let Some((lo, hi)) = span(sweep.iter().map(|p| p.latency_ns)) {
+        series.extend(reported_caches(c, lo, hi));
+    }
+    Ok(Figure {
+        title,
+        main: Panel {
+            x_label: "working set (KiB)".into(),
+            y_label: "latency per load (ns)".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        },
+        lower: None,
+    })
+}
+
+/// The streaming-bandwidth sweep; `None` when the calibration has none (an older file).
+pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
+    let sweep = c.bandwidth.as_ref()?;
+    let title = format!("Streaming bandwidth by working set, {}", device(c));
+    let mut series: Vec<Series> = sweep
+        .curves
+        .iter()
+        .map(|curve| {
+            let pts = curve
+                .points
+                .iter()
+                .filter(|p| p.gbps > 0.0)
+                .map(|p| (p.working_set_bytes as f64 / 1024.0, p.gbps))
+                .collect();
+            let ci = curve
+                .points
+                .iter()
+                .filter(|p| p.gbps > 0.0)
+                .map(|p| {
+                    (
+                        p.working_set_bytes as f64 / 1024.0,
+                        p.ci95_gbps[0],
+                        p.ci95_gbps[1],
+                    )
+                })
+                .collect();
+            Series::new(
+                format!("{:?}", curve.kernel).to_lowercase(),
+                pts,
+                Mark::Line,
+            )
+            .with_intervals(ci)
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    if series.is_empty() {
+        return Some(Err(PlotError::Data {
+            figure: title,
+            message: "the bandwidth sweep has no point".into(),
+        }));
+    }
+    let values = sweep
+        .curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.gbps));
+    if let Some((lo, hi)) = span(values) {
+        series.extend(reported_caches(c, lo, hi));
+    }
+    Some(Ok(Figure {
+        title,
+        main: Panel {
+            x_label: "working set (KiB)".into(),
+            y_label: "bandwidth (GB/s)".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        },
+        lower: None,
+    }))
+}
+
+/// The serialization sweeps behind Δt (reads) and ΔT (writes): time against executors per
+/// pattern, with each fitted line over its fit range; an error when there is no sweep.
+pub fn gaps_figure(c: &Calibration) -> Result<Figure, PlotError> {
+    let title = format!("Serialization intervals Δt, ΔT, {}", device(c));
+    let mut series = Vec::new();
+    for fit in &c.gaps {
+        let name = format!("{:?} {:?}", fit.pattern, fit.direction).to_lowercase();
+        let pts: Vec<(f64, f64)> = fit
+            .sweep
+            .iter()
+            .filter(|p| p.executors > 0 && p.time_ns > 0.0)
+            .map(|p| (p.executors as f64, p.time_ns))
+            .collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let ci = fit
+            .sweep
+            .iter()
+            .filter(|p| p.executors > 0 && p.time_ns > 0.0)
+            .map(|p| (p.executors as f64, p.ci95_ns[0], p.ci95_ns[1]))
+            .collect();
+        // The points and their fitted line share one label: one colour, one legend entry.
+        let label = format!(
+            "{name}: Δ = {} ns, R² {:.3}",
+            sig(fit.gap_ns),
+            fit.r_squared
+        );
+        series.push(Series::new(label.clone(), pts, Mark::Points).with_intervals(ci));
+        let [from, to] = fit.fit_range;
+        let line: Vec<(f64, f64)> = [from, to]
+            .iter()
+            .map(|&n| (n as f64, fit.intercept_ns + fit.gap_ns * n as f64))
+            .filter(|&(n, t)| n > 0.0 && t > 0.0)
+            .collect();
+        if line.len() == 2 {
+            series.push(Series::new(label, line, Mark::Dashed));
+        }
+    }
+    if series.is_empty() {
+        return Err(PlotError::Data {
+            figure: title,
+            message: "the calibration has no serialization sweep".into(),
+        });
+    }
+    Ok(Figure {
+        title,
+        main: Panel {
+            x_label: "executors launched n".into(),
+            y_label: "kernel time (ns)".into(),
+            log_x: true,
+            log_y: true,
+            series,
+        },
+        lower: None,
+    })
+}
+
+fn sig(v: f64) -> String {
+    crate::export::table::sig(v, 3)
+}

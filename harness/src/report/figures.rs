@@ -1,0 +1,405 @@
+//! Every figure that can be drawn from a [`Catalog`]: which figures, from which file, named
+//! how, in which section of a report. `harness figures` writes them; `harness report` inlines
+//! them. A figure whose data is missing is left out with a one-line note.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::catalog::{Catalog, Entry, Stored, StoredBalance};
+use crate::experiments::validate::Validation;
+use crate::fit::forecast::Variant;
+use crate::model::cluster::report::ReportKind;
+use crate::model::cluster::ClusterReport;
+use crate::model::stepanenko::Hybrid;
+use crate::plot::calibration_figures::{bandwidth_figure, gaps_figure, latency_figure};
+use crate::plot::fractal_figures::{
+    error_bars_plot, fit_plot, parity_plot, polynomial_vs_fractal_plot,
+};
+use crate::plot::maxplus_figure::maxplus_plot;
+use crate::plot::model_figures::{balance_plot, cluster_losses_plot, MeasuredSplit};
+use crate::plot::{BarFigure, Drawing, Mark, PlotError, Rendered, Series};
+
+/// The part of a report a figure belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Section {
+    /// Microbenchmark curves of a calibration.
+    Calibration,
+    /// Fractal predictions against measurements.
+    Fractal,
+    /// The max-plus model against measurements.
+    MaxPlus,
+    /// Stepanenko's balancing.
+    Balance,
+    /// The cluster prediction.
+    Cluster,
+}
+
+/// One figure to draw.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// Output name without extension, relative to the output folder.
+    pub stem: PathBuf,
+    /// The device it belongs to, if any.
+    pub device: Option<String>,
+    /// Where a report shows it.
+    pub section: Section,
+    /// The file(s) it is drawn from.
+    pub sources: Vec<PathBuf>,
+    /// The figure.
+    pub drawing: Drawing,
+}
+
+/// The figures of `catalog`, in a fixed order, and a note for each figure that could not be
+/// made.
+pub fn plan(catalog: &Catalog) -> (Vec<Planned>, Vec<String>) {
+    let mut planned = Vec::new();
+    let mut notes = Vec::new();
+    let mut add = |entry: &Entry,
+                   suffix: &str,
+                   section: Section,
+                   drawing: Result<Drawing, PlotError>| match drawing {
+        Ok(drawing) => planned.push(Planned {
+            stem: stem(entry, suffix),
+            device: entry.device.clone(),
+            section,
+            sources: vec![entry.path.clone()],
+            drawing,
+        }),
+        Err(e) => notes.push(format!(
+            "no {suffix} figure from {}: {e}",
+            entry.path.display()
+        )),
+    };
+    for entry in &catalog.entries {
+        match &entry.item {
+            Stored::Calibration(c) => {
+                add(
+                    entry,
+                    "latency",
+                    Section::Calibration,
+                    latency_figure(c).map(Drawing::Plot),
+                );
+                let bandwidth = bandwidth_figure(c).unwrap_or_else(|| {
+                    Err(PlotError::Data {
+                        figure: "bandwidth".into(),
+                        message: "the calibration has no bandwidth sweep (made before the \
+                                  sweep existed; calibrate again)"
+                            .into(),
+                    })
+                });
+                add(
+                    entry,
+                    "bandwidth",
+                    Section::Calibration,
+                    bandwidth.map(Drawing::Plot),
+                );
+                add(
+                    entry,
+                    "gaps",
+                    Section::Calibration,
+                    gaps_figure(c).map(Drawing::Plot),
+                );
+            }
+            Stored::Validation(v) => {
+                add(
+                    entry,
+                    "fit",
+                    Section::Fractal,
+                    validation_fit(v).map(Drawing::Plot),
+                );
+                let target = target(v);
+                add(
+                    entry,
+                    "polynomial",
+                    Section::Fractal,
+                    polynomial_vs_fractal_plot(&v.series, None, target).map(Drawing::Plot),
+                );
+            }
+            Stored::Suite(s) => add(
+                entry,
+                "errors",
+                Section::Fractal,
+                suite_bars(s).map(Drawing::Bars),
+            ),
+            Stored::MaxPlus(m) => add(
+                entry,
+                "figure",
+                Section::MaxPlus,
+                maxplus_plot(&m.graph, &m.device, m.kernel.plan, &m.rows).map(Drawing::Plot),
+            ),
+            Stored::Balance(b) => {
+                add(
+                    entry,
+                    "model",
+                    Section::Balance,
+                    balance_model(b).map(Drawing::Plot),
+                );
+                if !b.runs.is_empty() {
+                    add(
+                        entry,
+                        "splits",
+                        Section::Balance,
+                        Ok(Drawing::Bars(balance_splits(b))),
+                    );
+                }
+            }
+            Stored::Cluster(r) if r.kind == ReportKind::Predicted => {
+                let measured = measured_runs(catalog, r);
+                let labelled: Vec<(String, &ClusterReport)> =
+                    measured.iter().map(|(p, m)| (run_label(p), *m)).collect();
+                add(
+                    entry,
+                    "losses",
+                    Section::Cluster,
+                    cluster_losses_plot(r, &labelled).map(Drawing::Bars),
+                );
+            }
+            _ => {}
+        }
+    }
+    // The decomposition paper's worked example (φ = 0.3, ρ = 5.7, 28 cores, 3 accelerators):
+    // its Fig. 6, the reference every measured balance is read against.
+    let example = Hybrid::new(0.3, 5.7, 28, 3)
+        .map_err(|e| e.to_string())
+        .and_then(|h| balance_plot(&h, &[]).map_err(|e| e.to_string()));
+    match example {
+        Ok(mut figure) => {
+            figure.title = "Fig. 6, paper's example: q = 28, r = 3, ρ = 5.7".into();
+            planned.push(Planned {
+                stem: PathBuf::from("stepanenko-worked-example"),
+                device: None,
+                section: Section::Balance,
+                sources: Vec::new(),
+                drawing: Drawing::Plot(figure),
+            });
+        }
+        Err(e) => notes.push(format!("no worked-example figure: {e}")),
+    }
+    // Per device, every validation's total on one parity plot and one bar chart.
+    for device in catalog.devices() {
+        let validations: Vec<&Entry> = catalog
+            .entries
+            .iter()
+            .filter(|e| e.device.as_deref() == Some(device.as_str()))
+            .filter(|e| matches!(e.item, Stored::Validation(_)))
+            .collect();
+        if validations.is_empty() {
+            continue;
+        }
+        let vs: Vec<Validation> = validations
+            .iter()
+            .filter_map(|e| match &e.item {
+                Stored::Validation(v) => Some((**v).clone()),
+                _ => None,
+            })
+            .collect();
+        let sources: Vec<PathBuf> = validations.iter().map(|e| e.path.clone()).collect();
+        for (suffix, drawing) in [
+            ("fractal.parity", parity_plot(&vs).map(Drawing::Plot)),
+            ("fractal.errors", error_bars_plot(&vs).map(Drawing::Bars)),
+        ] {
+            match drawing {
+                Ok(drawing) => planned.push(Planned {
+                    stem: PathBuf::from(format!("{device}.{suffix}")),
+                    device: Some(device.clone()),
+                    section: Section::Fractal,
+                    sources: sources.clone(),
+                    drawing,
+                }),
+                Err(e) => notes.push(format!("no {suffix} figure for {device}: {e}")),
+            }
+        }
+    }
+    (planned, notes)
+}
+
+/// Draw every planned figure (in parallel); each result in `planned`'s order.
+pub fn render_all(planned: &[Planned]) -> Vec<Result<Rendered, PlotError>> {
+    planned
+        .par_iter()
+        .map(|p| crate::plot::render(&p.drawing, &p.stem))
+        .collect()
+}
+
+/// The output stem of `entry`'s figure `suffix`: its path relative to the scanned folder's
+/// parent, without `.json`.
+fn stem(entry: &Entry, suffix: &str) -> PathBuf {
+    let rel = entry.relative.with_extension("");
+    let name = rel
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    rel.with_file_name(format!("{name}.{suffix}"))
+}
+
+/// A measured run's legend label: the last part of its file name (`x.2x1.measured-2.json` →
+/// `measured-2`).
+fn run_label(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    stem.rsplit('.').next().unwrap_or(&stem).to_string()
+}
+
+/// The largest measured size of a validation: where its fits are drawn to.
+fn target(v: &Validation) -> f64 {
+    v.large.iter().map(|p| p.size).max().unwrap_or(1) as f64
+}
+
+/// The fit figure of a validation's total, with every variant's prediction at the large
+/// sizes beside the paper's line (ours told apart by marker and label) and their errors below.
+pub fn validation_fit(v: &Validation) -> Result<crate::plot::Figure, PlotError> {
+    let large: Vec<(usize, f64)> = v
+        .large
+        .iter()
+        .map(|p| (p.size, p.total.median_seconds))
+        .collect();
+    let mut figure = fit_plot(&v.series, &large, None, target(v))?;
+    for variant in Variant::ALL {
+        if variant == Variant::Paper {
+            continue;
+        }
+        let rows: Vec<_> = v
+            .rows
+            .iter()
+            .filter(|r| r.variant == variant && r.phase == "total")
+            .filter(|r| r.predicted_seconds.is_finite() && r.predicted_seconds > 0.0)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let label = format!("{variant} prediction (ours, 95 % PI)");
+        figure.main.series.push(
+            Series::new(
+                label.clone(),
+                rows.iter()
+                    .map(|r| (r.size as f64, r.predicted_seconds))
+                    .collect(),
+                Mark::Points,
+            )
+            .with_intervals(
+                rows.iter()
+                    .filter_map(|r| r.interval.map(|i| (r.size as f64, i[0], i[1])))
+                    .collect(),
+            ),
+        );
+        if let Some(lower) = figure.lower.as_mut() {
+            lower.series.push(
+                Series::new(
+                    format!("{variant} error"),
+                    rows.iter()
+                        .map(|r| {
+                            (
+                                r.size as f64,
+                                (r.predicted_seconds - r.measured_seconds) / r.measured_seconds
+                                    * 100.0,
+                            )
+                        })
+                        .collect(),
+                    Mark::Points,
+                )
+                .in_legend(label),
+            );
+        }
+    }
+    Ok(figure)
+}
+
+/// A suite's |error| per case and variant.
+fn suite_bars(s: &crate::experiments::suite::Suite) -> Result<BarFigure, PlotError> {
+    let variants: Vec<Variant> = Variant::ALL
+        .into_iter()
+        .filter(|v| {
+            s.cases
+                .iter()
+                .any(|c| c.predictions.iter().any(|p| p.variant == *v))
+        })
+        .collect();
+    let title = format!(
+        "Validation suite, {}",
+        crate::plot::maxplus_figure::short(&s.device.name)
+    );
+    if variants.is_empty() {
+        return Err(PlotError::Data {
+            figure: title,
+            message: "no case has a prediction".into(),
+        });
+    }
+    // A variant that made no prediction for a case is drawn as no bar (0).
+    let groups = s
+        .cases
+        .iter()
+        .map(|c| {
+            let values = variants
+                .iter()
+                .map(|v| {
+                    c.predictions
+                        .iter()
+                        .find(|p| p.variant == *v)
+                        .map_or(0.0, |p| p.abs_percent_error)
+                })
+                .collect();
+            (format!("{} N={}", c.case, c.size), values)
+        })
+        .collect();
+    Ok(BarFigure {
+        title,
+        y_label: "abs. error of the run total (%)".into(),
+        series: variants.iter().map(|v| v.to_string()).collect(),
+        groups,
+    })
+}
+
+fn balance_model(b: &StoredBalance) -> Result<crate::plot::Figure, PlotError> {
+    let d = &b.decomposition;
+    let hybrid = Hybrid::new(d.phi, d.rho, d.q, d.r).map_err(|e| PlotError::Data {
+        figure: "balance".into(),
+        message: format!("the stored phi, rho, q, r are not a model input: {e}"),
+    })?;
+    let runs: Vec<MeasuredSplit> = b
+        .runs
+        .iter()
+        .map(|r| MeasuredSplit {
+            name: r.split.name.clone(),
+            predicted: r.predicted,
+            measured: r.speedup,
+        })
+        .collect();
+    balance_plot(&hybrid, &runs)
+}
+
+fn balance_splits(b: &StoredBalance) -> BarFigure {
+    BarFigure {
+        title: "Speed-up over one core per split".into(),
+        y_label: "speed-up K over T1".into(),
+        series: vec!["predicted (model)".into(), "measured".into()],
+        groups: b
+            .runs
+            .iter()
+            .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
+            .collect(),
+    }
+}
+
+/// The measured runs of the same workload, size, iterations and grid as `predicted`.
+fn measured_runs<'a>(
+    catalog: &'a Catalog,
+    predicted: &ClusterReport,
+) -> Vec<(&'a Path, &'a ClusterReport)> {
+    catalog
+        .entries
+        .iter()
+        .filter_map(|e| match &e.item {
+            Stored::Cluster(m)
+                if m.kind == ReportKind::Measured
+                    && m.workload == predicted.workload
+                    && m.size == predicted.size
+                    && m.iterations == predicted.iterations
+                    && m.grid == predicted.grid =>
+            {
+                Some((e.path.as_path(), &**m))
+            }
+            _ => None,
+        })
+        .collect()
+}
