@@ -1,5 +1,6 @@
 //! The max-plus validation figure: time against N on log-log axes, one line per model
-//! variant and the measured points with their CIs; below, each variant's error.
+//! variant (the paper's dashed, our extensions solid) and the measured points with their CIs;
+//! below, each variant's error.
 
 use std::path::{Path, PathBuf};
 
@@ -51,8 +52,14 @@ pub fn maxplus_plot(
             .iter()
             .map(|r| (x(r.size), r.abs_percent_errors[i].max(ERROR_FLOOR)))
             .collect();
-        main.push(Series::new(label.clone(), predicted, Mark::Dashed));
-        lower.push(Series::new(label, errors, Mark::Line));
+        // The paper's variants dashed, ours solid, in both panels.
+        let mark = if p.published {
+            Mark::Dashed
+        } else {
+            Mark::Line
+        };
+        main.push(Series::new(label.clone(), predicted, mark));
+        lower.push(Series::new(label, errors, mark));
     }
     let measured = rows
         .iter()
