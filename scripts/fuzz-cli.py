@@ -58,6 +58,8 @@ TARGETS = [
      ["run", "{f}", "--size", "1000", "--iters", "1", "--device", "host"]),
     ("spec-wavefront", os.path.join(ROOT, "kernels/examples/wavefront.toml"), "wavefront.toml",
      ["run", "{f}", "--size", "12", "--iters", "1", "--device", "host"]),
+    ("spec-distribution", os.path.join(ROOT, "kernels/examples/fdtd2d.toml"), "fdtd2d.toml",
+     ["run", "{f}", "--size", "16", "--iters", "1", "--device", "host", "--trace", "{dir}/t.json"]),
     ("trace", os.path.join(ROOT, "results/cluster/sor-rb.trace.json"), "t.json",
      ["predict-cluster", "--trace", "{f}", "--grid", "2x2", "--network", os.path.join(ROOT, "results/cluster/network.toml"),
       "--output", "{dir}/p"]),
@@ -148,7 +150,7 @@ def run_case(args):
     work = tempfile.mkdtemp(prefix="fuzz-")
     try:
         # A spec's kernel file sits beside it.
-        for extra in ("saxpy.cl", "wavefront.cl"):
+        for extra in ("saxpy.cl", "wavefront.cl", "fdtd2d.kern", "fdtd2d-reference.toml"):
             src = os.path.join(ROOT, "kernels/examples", extra)
             if os.path.exists(src):
                 shutil.copy(src, work)

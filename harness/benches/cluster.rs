@@ -17,6 +17,7 @@ fn sor_trace(iterations: u64) -> Trace {
         seconds,
         bytes: None,
         work,
+        launches: 1,
     };
     let shadow = TraceStep::Shadow {
         width: 1,
@@ -32,6 +33,7 @@ fn sor_trace(iterations: u64) -> Trace {
         threads: None,
         extents: vec![8192, 8192],
         element_bytes: 4,
+        spec: None,
         verified: None,
         root: TraceInterval {
             name: "run".into(),

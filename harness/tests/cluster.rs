@@ -193,6 +193,24 @@ fn bad_grids_networks_and_traces_are_one_line() {
         ],
         "no distributed version",
     );
+    // A spec without a [distribution] is refused before it runs.
+    let saxpy = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/examples/saxpy.toml"
+    );
+    fails_with(
+        &[
+            "run",
+            saxpy,
+            "-n",
+            "1024",
+            "--device",
+            "host",
+            "--trace",
+            "/tmp/never.json",
+        ],
+        "no [distribution] table",
+    );
 }
 
 #[test]

@@ -513,3 +513,126 @@ fn a_spec_series_is_honest_about_its_check_and_describes_itself() {
         .iter()
         .all(|p| p.phases.iter().all(|ph| ph.name == "saxpy")));
 }
+
+#[test]
+fn a_distribution_places_every_kernel_once_and_says_what_is_wrong() {
+    let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]";
+    let with = |distribution: &str| format!("{launch}\n[distribution]\n{distribution}");
+    let (_dir, path) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(
+            &with("extents = [\"N\"]\nsteps = [{ shadow = 1 }, { kernel = \"saxpy\" }, { reduction = 4 }]"),
+            "",
+        ),
+    );
+    let spec = load(&path).unwrap();
+    assert_eq!(spec.distributed_extents(1000).unwrap(), Some(vec![1000]));
+    let d = spec.distribution.as_ref().unwrap();
+    assert_eq!(d.element_bytes, 4);
+    assert_eq!(d.steps.len(), 3);
+    for (distribution, needle) in [
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"other\" }]",
+            "launches no kernel 'other'",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ shadow = 1 }]",
+            "kernel 'saxpy' is placed 0 times",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"saxpy\" }, { kernel = \"saxpy\" }]",
+            "placed 2 times",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"saxpy\", shadow = 1 }]",
+            "a step is one of",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"saxpy\", work = \"halved\" }]",
+            "'distributed' or 'replicated'",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"saxpy\", arrays = 2 }]",
+            "'arrays' does not belong",
+        ),
+        (
+            "extents = [\"N\", \"N\", \"N\", \"N\"]\nsteps = [{ kernel = \"saxpy\" }]",
+            "1 to 3 dimensions",
+        ),
+        (
+            "extents = [\"M\"]\nsteps = [{ kernel = \"saxpy\" }]",
+            "distribution.extents[0]",
+        ),
+        (
+            "extents = [\"N\"]\nsteps = [{ kernel = \"saxpy\" }]\nblocks = 2",
+            "unknown field",
+        ),
+    ] {
+        let m = load_error(&with(distribution), "");
+        assert!(m.contains(needle), "{distribution}: {m}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn a_spec_with_a_distribution_is_traced_and_predicted_on_a_grid() {
+    use harness::experiments::cluster::{predict, trace_of_spec};
+    use harness::model::cluster::{Network, NetworkKind, ProcessorGrid, TraceStep};
+    use harness::units::Seconds;
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    // Three launches of saxpy per iteration, in a loop: the trace's step carries all three.
+    let steps = "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"3\" }\n\
+        [[launches.body]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]\n\
+        [distribution]\nextents = [\"N\"]\nsteps = [{ shadow = 1 }, { kernel = \"saxpy\" }, { reduction = 8 }]";
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(steps, ""));
+    let spec = load(&path).unwrap();
+    let run = spec.run(device, 1 << 16, 4, false).unwrap();
+    let trace = trace_of_spec(&run, &spec, "test", None).unwrap();
+    assert_eq!(trace.extents, vec![1 << 16]);
+    assert_eq!(trace.spec.as_deref(), Some(path.to_str().unwrap()));
+    let TraceStep::Interval(iteration) = &trace.root.body[0] else {
+        panic!("no iteration interval");
+    };
+    assert_eq!(iteration.repeat, 4);
+    assert!(matches!(
+        &iteration.body[1],
+        TraceStep::Compute { name, launches: 3, .. } if name == "saxpy"
+    ));
+    assert!(matches!(
+        iteration.body[2],
+        TraceStep::Reduction { bytes: 8 }
+    ));
+    // A fast network, so that the split of the work shows whatever the run took.
+    let network = Network::new(NetworkKind::Bus, Seconds(1e-9), 1e-13, 1.0, None).unwrap();
+    let grid = ProcessorGrid::parse("4").unwrap();
+    let report = predict(&trace, &grid, &network, None).unwrap();
+    let root = report.root().unwrap();
+    // Four processors share the distributed work; the exchanges and the reduction cost time.
+    assert!(
+        root.execution_time < trace.root.seconds / 2.0,
+        "{} s on 4 against {} s on one: {report:?}",
+        root.execution_time,
+        trace.root.seconds
+    );
+    assert!(root.losses.shadow > 0.0 && root.losses.reduction > 0.0);
+    // A spec without a distribution cannot be traced.
+    let (_dir2, plain) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(
+            "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]",
+            "",
+        ),
+    );
+    let plain = load(&plain).unwrap();
+    let e = trace_of_spec(&run, &plain, "test", None).unwrap_err();
+    assert!(e.to_string().contains("no [distribution]"), "{e}");
+}

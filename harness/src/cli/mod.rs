@@ -186,8 +186,8 @@ enum Command {
         json: bool,
         /// Also write the run's interval trace (the run, each iteration, each phase, with the
         /// shadow exchanges and reductions its distributed version performs) for
-        /// `predict-cluster`. jacobi2d and sor-rb; on the host, RAYON_NUM_THREADS=1 makes the
-        /// trace one core's.
+        /// `predict-cluster`. jacobi2d, sor-rb, and spec files with a [distribution] table
+        /// (docs/spec-format.md); on the host, RAYON_NUM_THREADS=1 makes the trace one core's.
         #[arg(long, value_name = "FILE")]
         trace: Option<PathBuf>,
     },
@@ -769,9 +769,28 @@ fn run_command(
         dump,
     } = shape;
     let workload = lookup_with(name, layout, &params)?;
-    if trace.is_some() && !harness::experiments::cluster::CLUSTER_WORKLOADS.contains(&name) {
+    let is_spec = name.ends_with(".toml");
+    if trace.is_some()
+        && !is_spec
+        && !harness::experiments::cluster::CLUSTER_WORKLOADS.contains(&name)
+    {
         bail!("{}", harness::experiments::cluster::unsupported(name));
     }
+    // A spec's trace follows its [distribution]: refuse before running if it has none.
+    let traced_spec = match (trace, is_spec) {
+        (Some(_), true) => {
+            let spec =
+                harness::workloads::spec::load(std::path::Path::new(name))?.with_params(&params)?;
+            if spec.distribution.is_none() {
+                bail!(
+                    "{name} has no [distribution] table: --trace needs to know how the program \
+                     runs distributed (docs/spec-format.md, \"Distribution\")"
+                );
+            }
+            Some(spec)
+        }
+        _ => None,
+    };
     let spec = match &dump {
         Some(dir) => {
             if !name.ends_with(".toml") {
@@ -804,7 +823,15 @@ fn run_command(
     if let Some(path) = trace {
         let threads = (device.info().backend == harness::backend::BackendKind::Host)
             .then(rayon::current_num_threads);
-        let t = harness::experiments::cluster::trace_of(&result, &device.info().name, threads)?;
+        let t = match &traced_spec {
+            Some(spec) => harness::experiments::cluster::trace_of_spec(
+                &result,
+                spec,
+                &device.info().name,
+                threads,
+            )?,
+            None => harness::experiments::cluster::trace_of(&result, &device.info().name, threads)?,
+        };
         write_atomically(path, serde_json::to_string_pretty(&t)?.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote the trace {}", path.display());

@@ -14,6 +14,8 @@ use crate::model::cluster::{
     ReplayOptions, Trace, TraceInterval, TraceStep, Work,
 };
 use crate::units::Seconds;
+use crate::workloads::spec::distribution::DistributedStep;
+use crate::workloads::spec::SpecWorkload;
 use crate::workloads::stencil::READ_EPS;
 use crate::workloads::{RunResult, WorkloadError};
 
@@ -22,22 +24,33 @@ pub const CLUSTER_WORKLOADS: [&str; 2] = ["jacobi2d", "sor-rb"];
 
 /// One step of a workload's iteration as its distributed version performs it.
 enum PlanStep {
-    Phase(&'static str, Work),
-    Shadow,
+    Phase(String, Work),
+    Shadow {
+        width: u64,
+        arrays: u64,
+        corners: bool,
+    },
     Reduction(u64),
 }
+
+/// A one-point shadow of one array, as the built-in grids exchange before a sweep.
+const EDGE: PlanStep = PlanStep::Shadow {
+    width: 1,
+    arrays: 1,
+    corners: false,
+};
 
 fn plan(workload: &str) -> Option<Vec<PlanStep>> {
     use PlanStep::*;
     match workload {
-        "jacobi2d" => Some(vec![Shadow, Phase("jacobi", Work::Distributed)]),
+        "jacobi2d" => Some(vec![EDGE, Phase("jacobi".into(), Work::Distributed)]),
         "sor-rb" => Some(vec![
-            Phase("zero_u32", Work::Replicated),
-            Shadow,
-            Phase("sor_rb red", Work::Distributed),
-            Shadow,
-            Phase("sor_rb black", Work::Distributed),
-            Phase(READ_EPS, Work::Replicated),
+            Phase("zero_u32".into(), Work::Replicated),
+            EDGE,
+            Phase("sor_rb red".into(), Work::Distributed),
+            EDGE,
+            Phase("sor_rb black".into(), Work::Distributed),
+            Phase(READ_EPS.into(), Work::Replicated),
             Reduction(4),
         ]),
         _ => None,
@@ -47,7 +60,7 @@ fn plan(workload: &str) -> Option<Vec<PlanStep>> {
 /// The compute phases of one iteration of `workload`'s distributed version, in order, with
 /// how each divides over processors (`None` for a workload without one). The trace and the
 /// MPI run both take their phases from here.
-pub fn phases(workload: &str) -> Option<Vec<(&'static str, Work)>> {
+pub fn phases(workload: &str) -> Option<Vec<(String, Work)>> {
     Some(
         plan(workload)?
             .into_iter()
@@ -77,6 +90,77 @@ pub fn trace_of(
     threads: Option<usize>,
 ) -> Result<Trace, ClusterError> {
     let steps = plan(&run.workload).ok_or_else(|| unsupported(&run.workload))?;
+    let interior = run.size.saturating_sub(2);
+    let layout = Layout {
+        extents: vec![interior, interior],
+        element_bytes: 4,
+        spec: None,
+    };
+    build_trace(run, steps, layout, device, threads, true)
+}
+
+/// The trace of a run of a spec with a `[distribution]` (`harness run SPEC --trace`): its
+/// iteration as the distribution describes it, each kernel step carrying the time of all of
+/// that kernel's launches in one iteration. An error when the spec has no distribution.
+pub fn trace_of_spec(
+    run: &RunResult,
+    spec: &SpecWorkload,
+    device: &str,
+    threads: Option<usize>,
+) -> Result<Trace, ClusterError> {
+    let (Some(d), Some(extents)) = (
+        &spec.distribution,
+        spec.distributed_extents(run.size)
+            .map_err(|e| ClusterError::Trace(e.to_string()))?,
+    ) else {
+        return Err(ClusterError::Trace(format!(
+            "{} has no [distribution] table: the cluster model needs to know how the program \
+             runs distributed (docs/spec-format.md, \"Distribution\")",
+            spec.path.display()
+        )));
+    };
+    let steps = d
+        .steps
+        .iter()
+        .map(|s| match s {
+            DistributedStep::Kernel { kernel, work } => PlanStep::Phase(kernel.clone(), *work),
+            DistributedStep::Shadow {
+                width,
+                arrays,
+                corners,
+            } => PlanStep::Shadow {
+                width: *width as u64,
+                arrays: *arrays as u64,
+                corners: *corners,
+            },
+            DistributedStep::Reduction { bytes } => PlanStep::Reduction(*bytes),
+        })
+        .collect();
+    let layout = Layout {
+        extents,
+        element_bytes: d.element_bytes,
+        spec: Some(spec.path.display().to_string()),
+    };
+    build_trace(run, steps, layout, device, threads, false)
+}
+
+/// The distributed array of a trace, and the spec it comes from.
+struct Layout {
+    extents: Vec<usize>,
+    element_bytes: u64,
+    spec: Option<String>,
+}
+
+/// The trace of `run` following `steps`; `once_each`: every phase must run once per
+/// iteration (the built-in programs), else any whole number of times (a spec's loops).
+fn build_trace(
+    run: &RunResult,
+    steps: Vec<PlanStep>,
+    layout: Layout,
+    device: &str,
+    threads: Option<usize>,
+    once_each: bool,
+) -> Result<Trace, ClusterError> {
     let iterations = run.iterations as u64;
     let mut body = Vec::new();
     let mut per_iteration = 0.0;
@@ -86,7 +170,7 @@ pub fn trace_of(
                 let phase = run.phases.iter().find(|p| p.name == name).ok_or_else(|| {
                     ClusterError::Trace(format!("the run has no phase {name:?}"))
                 })?;
-                if phase.count != iterations {
+                if once_each && phase.count != iterations {
                     return Err(ClusterError::Trace(format!(
                         "phase {name:?} ran {} times in {iterations} iterations; expected once each",
                         phase.count
@@ -95,21 +179,25 @@ pub fn trace_of(
                 let seconds = phase.seconds / iterations as f64;
                 per_iteration += seconds;
                 TraceStep::Compute {
-                    name: name.into(),
+                    name,
                     seconds,
                     bytes: phase.bytes.map(|b| b / iterations),
                     work,
+                    launches: (phase.count / iterations.max(1)).max(1),
                 }
             }
-            PlanStep::Shadow => TraceStep::Shadow {
-                width: 1,
-                arrays: 1,
-                corners: false,
+            PlanStep::Shadow {
+                width,
+                arrays,
+                corners,
+            } => TraceStep::Shadow {
+                width,
+                arrays,
+                corners,
             },
             PlanStep::Reduction(bytes) => TraceStep::Reduction { bytes },
         });
     }
-    let interior = run.size.saturating_sub(2);
     Ok(Trace {
         schema: TRACE_SCHEMA.into(),
         workload: run.workload.clone(),
@@ -117,8 +205,9 @@ pub fn trace_of(
         iterations,
         device: device.into(),
         threads,
-        extents: vec![interior, interior],
-        element_bytes: 4,
+        extents: layout.extents,
+        element_bytes: layout.element_bytes,
+        spec: layout.spec,
         verified: run.verification.as_ref().map(|v| v.passed),
         root: TraceInterval {
             name: "run".into(),
@@ -134,9 +223,14 @@ pub fn trace_of(
     })
 }
 
-/// The grid side whose interior holds one block's points: `sqrt(points) + 2`.
-pub fn block_size_equivalent(blocks: &Blocks) -> f64 {
-    (blocks.block_points() as f64).sqrt() + 2.0
+/// The problem size whose distributed array is one block: the block's points per dimension
+/// (`points^(1/d)`) plus what the size adds to the extents (`N − extent`: 2 for the built-in
+/// grids, whose boundary is not distributed).
+pub fn block_size_equivalent(blocks: &Blocks, trace: &Trace) -> f64 {
+    let dims = trace.extents.len().max(1) as f64;
+    let mean_extent = trace.extents.iter().map(|&e| e as f64).sum::<f64>() / dims;
+    let offset = (trace.size as f64 - mean_extent).max(0.0);
+    (blocks.block_points() as f64).powf(1.0 / dims) + offset
 }
 
 /// Per distributed phase, a block's time over the whole array's: from `series` (the same
@@ -159,14 +253,15 @@ pub fn compute_scale(
             )));
         }
     }
-    let n_block = block_size_equivalent(blocks);
-    for (name, seconds) in distributed_phases(&trace.root) {
+    let n_block = block_size_equivalent(blocks, trace);
+    for (name, seconds, launches) in distributed_phases(&trace.root) {
         let from_series = series.and_then(|s| interpolate(s, &name, n_block));
         match from_series {
-            Some((local, lo, hi)) if seconds > 0.0 => {
+            Some((per_launch, lo, hi)) if seconds > 0.0 => {
+                let local = per_launch * launches as f64;
                 let factor = local / seconds;
                 notes.push(format!(
-                    "{name}: a block (N ≈ {n_block:.0}) takes {:.3} ms per sweep, interpolated in the series between N = {lo} and {hi}: {:.3} of the whole array's time (linear would be {:.3})",
+                    "{name}: a block (N ≈ {n_block:.0}) takes {:.3} ms per execution, interpolated in the series between N = {lo} and {hi}: {:.3} of the whole array's time (linear would be {:.3})",
                     local * 1e3,
                     factor,
                     1.0 / procs as f64
@@ -186,7 +281,9 @@ pub fn compute_scale(
     Ok((scale, notes))
 }
 
-fn distributed_phases(iv: &TraceInterval) -> Vec<(String, f64)> {
+/// Every distributed compute step: its name, its time per execution and its launches per
+/// execution.
+fn distributed_phases(iv: &TraceInterval) -> Vec<(String, f64, u64)> {
     let mut out = Vec::new();
     for step in &iv.body {
         match step {
@@ -195,8 +292,9 @@ fn distributed_phases(iv: &TraceInterval) -> Vec<(String, f64)> {
                 name,
                 seconds,
                 work: Work::Distributed,
+                launches,
                 ..
-            } => out.push((name.clone(), *seconds)),
+            } => out.push((name.clone(), *seconds, *launches)),
             _ => {}
         }
     }
@@ -235,7 +333,7 @@ pub fn predict(
     series: Option<&SeriesMedians>,
 ) -> Result<ClusterReport, ClusterError> {
     trace.check()?;
-    if !CLUSTER_WORKLOADS.contains(&trace.workload.as_str()) {
+    if trace.spec.is_none() && !CLUSTER_WORKLOADS.contains(&trace.workload.as_str()) {
         return Err(unsupported(&trace.workload));
     }
     let blocks = Blocks::new(&trace.extents, grid)?;

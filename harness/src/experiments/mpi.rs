@@ -347,7 +347,7 @@ fn measured_report(
     size: usize,
     iterations: usize,
     grid: &ProcessorGrid,
-    phases: &[(&'static str, Work)],
+    phases: &[(String, Work)],
     per_rank: &[&[f64]],
     verified: bool,
 ) -> ClusterReport {

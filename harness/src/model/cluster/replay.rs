@@ -321,6 +321,7 @@ mod tests {
             threads: None,
             extents: vec![8, 8],
             element_bytes: 4,
+            spec: None,
             verified: None,
             root: TraceInterval {
                 name: "run".into(),
@@ -342,6 +343,7 @@ mod tests {
             seconds,
             bytes: None,
             work,
+            launches: 1,
         }
     }
 

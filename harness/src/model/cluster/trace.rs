@@ -35,6 +35,10 @@ pub struct Trace {
     pub extents: Vec<usize>,
     /// Bytes per element of the distributed array.
     pub element_bytes: u64,
+    /// The spec file the run came from, for a bring-your-own program (its `[distribution]`
+    /// gave the steps); `None` for the built-in workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     /// Whether the output was checked against the host reference, and passed.
     pub verified: Option<bool>,
     /// The whole run.
@@ -82,6 +86,11 @@ pub enum TraceStep {
         bytes: Option<u64>,
         /// How the work divides.
         work: Work,
+        /// Launches one execution is made of (a spec's kernel may be launched several times
+        /// per iteration): a block's time from a series, which times one launch, is this
+        /// many launches.
+        #[serde(default = "one_launch", skip_serializing_if = "is_one_launch")]
+        launches: u64,
     },
     /// A shadow (halo) exchange of the distributed array(s).
     Shadow {
@@ -165,4 +174,12 @@ fn check_interval(iv: &TraceInterval, depth: usize) -> Result<f64, ClusterError>
         };
     }
     Ok(steps.max(1.0) * iv.repeat as f64)
+}
+
+fn one_launch() -> u64 {
+    1
+}
+
+fn is_one_launch(n: &u64) -> bool {
+    *n == 1
 }

@@ -31,6 +31,8 @@ struct RawSpec {
     buffers: Vec<RawBuffer>,
     launches: Vec<RawStep>,
     check: Option<RawCheck>,
+    #[serde(default)]
+    distribution: Option<super::distribution::RawDistribution>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -289,6 +291,8 @@ pub struct SpecWorkload {
     pub overrides: Vec<(usize, f64)>,
     /// The spec file's text, for [`StoredSpec`].
     pub text: String,
+    /// How the program runs BLOCK-distributed, for the cluster prediction (`[distribution]`).
+    pub distribution: Option<super::distribution::Distribution>,
 }
 
 /// Finds a buffer's index by its (spanned) name, naming the field on failure.
@@ -489,6 +493,21 @@ fn parse_spec(path: &Path, text: &str, reading: Reading) -> Result<SpecWorkload,
         slots: &mut slots,
     };
     let steps = builder.steps(&raw.launches, "launches", &run_scope, 0)?;
+    let distribution = match &raw.distribution {
+        None => None,
+        Some(d) => {
+            let fail =
+                |span: &Range<usize>, field: &str, message: String| ctx.err(span, field, message);
+            let code = |e: &Spanned<String>, field: &str, scope: &Scope| ctx.code(e, field, scope);
+            Some(super::distribution::compile(
+                d,
+                &base,
+                &kernel_names(&steps),
+                &fail,
+                &code,
+            )?)
+        }
+    };
     let check = match (&raw.check, reading) {
         (Some(c), Reading::Files { depth }) => {
             Some(check(&ctx, c, &buffers, &base, &slots, &find, depth)?)
@@ -528,7 +547,27 @@ fn parse_spec(path: &Path, text: &str, reading: Reading) -> Result<SpecWorkload,
         slots,
         overrides: Vec::new(),
         text: text.to_string(),
+        distribution,
     })
+}
+
+/// The kernels `steps` launch, each once, in the order they first appear.
+pub(super) fn kernel_names(steps: &[Step]) -> Vec<String> {
+    fn walk(steps: &[Step], out: &mut Vec<String>) {
+        for s in steps {
+            match s {
+                Step::Launch(l) => {
+                    if !out.contains(&l.kernel) {
+                        out.push(l.kernel.clone());
+                    }
+                }
+                Step::Loop(l) => walk(&l.body, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(steps, &mut out);
+    out
 }
 
 fn parameters(ctx: &Ctx<'_>, raw: &RawSpec) -> Result<Params, WorkloadError> {

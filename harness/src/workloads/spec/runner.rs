@@ -71,6 +71,19 @@ impl SpecWorkload {
         Ok(vars)
     }
 
+    /// The distributed array's extents at `size` (with the `--param` overrides), where the
+    /// spec has a `[distribution]`.
+    pub fn distributed_extents(&self, size: usize) -> Result<Option<Vec<usize>>, WorkloadError> {
+        let Some(d) = &self.distribution else {
+            return Ok(None);
+        };
+        let mut vars = vec![0.0; self.params.slots()];
+        self.params
+            .fill(size, &self.overrides, &mut vars)
+            .map_err(|m| invalid(self, m))?;
+        d.extents_at(&vars).map(Some).map_err(|m| invalid(self, m))
+    }
+
     /// The parameters' values at `size` (with the overrides), for reports.
     pub fn parameter_values(&self, size: usize) -> Result<Vec<(String, f64)>, WorkloadError> {
         self.params
