@@ -200,16 +200,17 @@ pub struct LevelMove {
 /// memory level as a roofline would: the kernel takes the longer of its measured work and the
 /// time its memory traffic takes at the target level's streaming rate:
 ///
-/// `e_i = min(1, B_i / (w_i · R(W_i)))`, `w_i = T_i − k_i·L`,
-/// `T'_i = k_i·L + w_i · max(1, e_i · g_i)`, `g_i = R(W_i) / R(W_target)`,
+/// `w_i = T_i − k_i·L`, `T'_i = k_i·L + max(w_i, B_i / R(W_target))`
 ///
-/// where B_i is the phase's bytes moved (e_i = 0 where the phase does not say: it does not
-/// move, as in `windowed`). A transfer
+/// (written with the stored factors, `B_i / R(W_target) = w_i · e_i · g_i` with
+/// `e_i = B_i / (w_i · R(W_i))` and `g_i = R(W_i) / R(W_target)`), where B_i is the phase's
+/// bytes moved (a phase that does not say does not move, as in `windowed`). e_i is not capped
+/// at 1: a kernel that streams faster than the sweep did at its working set still cannot
+/// stream faster at the target than the target level's rate. A transfer
 /// phase moves by its [`LevelMove::transfer_factors`] (the calibrated transfer sweep's time
 /// per byte at the target's transfer size over that at this size's); host steps do not move.
-/// Then the log-log fit and extrapolation of the windowed variant. A kernel that streams at
-/// its level's rate (e = 1) slows by the rates' ratio; one whose traffic fits in its time
-/// even at the slower rate (e·g ≤ 1: compute- or latency-bound) keeps its time.
+/// Then the log-log fit and extrapolation of the windowed variant. A kernel whose traffic fits
+/// in its time even at the target's rate (compute- or latency-bound) keeps its time.
 pub fn forecast_calibrated(
     series: &SeriesMedians,
     target: f64,
@@ -235,9 +236,7 @@ pub fn forecast_calibrated(
             let offset = ph.count as f64 * launch.0;
             let work = ph.median_seconds - offset;
             if work > 0.0 {
-                let share = ph
-                    .bytes
-                    .map_or(0.0, |b| (b as f64 / (work * m.rate)).min(1.0));
+                let share = ph.bytes.map_or(0.0, |b| b as f64 / (work * m.rate));
                 let extra = work * ((share * m.factor).max(1.0) - 1.0);
                 moved += extra;
                 ph.median_seconds += extra;
@@ -438,14 +437,16 @@ mod tests {
 
     #[test]
     fn the_calibrated_variant_moves_each_size_to_the_targets_level() {
+        const RATE: f64 = 1e12;
         // Sizes 64 and 128 ran in a cache twice as fast as the target's level (g = 2); 256
         // and 512 in the target's level. Moved, every point lies on the target level's curve.
         let cached = |n: usize| {
             let mut p = point(n, true);
             let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
             p.phases[0].median_seconds = LAUNCHES as f64 * LAUNCH + work / 2.0;
-            // More bytes than the level streams in that time: all of the work is streaming.
-            p.phases[0].bytes = Some(1 << 50);
+            // Exactly the bytes the level streams in that time (e = 1): all of the work is
+            // streaming, and at the target's rate it takes twice as long.
+            p.phases[0].bytes = Some((work / 2.0 * RATE).round() as u64);
             p.total_seconds = p.phases[0].median_seconds;
             p
         };
@@ -458,7 +459,7 @@ mod tests {
         let moves = |g: f64| {
             [(64, g), (128, g), (256, 1.0), (512, 1.0)].map(|(size, factor)| LevelMove {
                 size,
-                rate: 1e9,
+                rate: RATE,
                 factor,
                 transfer_factors: Vec::new(),
             })
@@ -468,11 +469,11 @@ mod tests {
         assert_eq!(f.variant, Variant::Calibrated);
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert!(
-            (total.fractal.c - 2.0).abs() < 1e-9,
+            (total.fractal.c - 2.0).abs() < 1e-6,
             "c = {}",
             total.fractal.c
         );
-        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() < 1e-9);
+        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() < 1e-6);
         // The upload is a transfer: not moved (and missing at two sizes, so not fitted).
         assert_eq!(f.skipped_phases.len(), 1);
         // Without the factors the same points bend the fit.
@@ -545,6 +546,15 @@ mod tests {
         let f = forecast_calibrated(&heavy, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert!((total.fractal.prediction_seconds - 1.5e-3).abs() < 1e-12);
+        // Moving 10 MB in 1 ms, faster than the sweep's 4 GB/s there (e = 2.5): at the
+        // target's 2 GB/s the traffic takes 5 ms, not the 2 ms a capped share would give.
+        let mut fast = s.clone();
+        for p in &mut fast.points {
+            p.phases[0].bytes = Some(10_000_000);
+        }
+        let f = forecast_calibrated(&fast, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!((total.fractal.prediction_seconds - 5e-3).abs() < 1e-12);
     }
 
     #[test]
