@@ -165,14 +165,27 @@ where
 
 /// The measured balance's bars: each split's measured speed-up beside the model's.
 pub fn balance_figure(measured: &MeasuredBalance, size: usize) -> BarFigure {
-    BarFigure {
-        title: format!("speed-up over one core, SOR batch N = {size}"),
-        y_label: "speed-up K over T1".into(),
-        series: vec!["predicted (model)".into(), "measured".into()],
-        groups: measured
+    splits_figure(
+        format!("speed-up over one core, SOR batch N = {size}"),
+        measured
             .runs
             .iter()
-            .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
+            .map(|r| (r.split.name.clone(), r.predicted, r.speedup)),
+    )
+}
+
+/// Bars of split runs `(name, the model's speed-up, the measured one)`.
+pub fn splits_figure(
+    title: String,
+    runs: impl IntoIterator<Item = (String, f64, f64)>,
+) -> BarFigure {
+    BarFigure {
+        title,
+        y_label: "speed-up K over T1".into(),
+        series: vec!["predicted (model)".into(), "measured".into()],
+        groups: runs
+            .into_iter()
+            .map(|(name, predicted, measured)| (name, vec![predicted, measured]))
             .collect(),
     }
 }

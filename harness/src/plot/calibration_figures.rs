@@ -63,32 +63,21 @@ fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 pub fn latency_figure(c: &Calibration) -> Result<Figure, PlotError> {
     let title = format!("Read latency t by working set, {}", device(c));
     let sweep = &c.read_latency.sweep;
-    let points: Vec<(f64, f64)> = sweep
-        .iter()
-        .filter(|p| p.latency_ns > 0.0)
-        .map(|p| (p.working_set_bytes as f64 / 1024.0, p.latency_ns))
-        .collect();
-    if points.is_empty() {
+    let chase = Series::measured(
+        "pointer chase (median, 95 % CI)",
+        Mark::Points,
+        sweep.iter().filter(|p| p.latency_ns > 0.0).map(|p| {
+            let x = p.working_set_bytes as f64 / 1024.0;
+            (x, p.latency_ns, p.ci95_ns[0], p.ci95_ns[1])
+        }),
+    );
+    if chase.points.is_empty() {
         return Err(PlotError::Data {
             figure: title,
             message: "the calibration has no latency sweep".into(),
         });
     }
-    let intervals = sweep
-        .iter()
-        .filter(|p| p.latency_ns > 0.0)
-        .map(|p| {
-            (
-                p.working_set_bytes as f64 / 1024.0,
-                p.ci95_ns[0],
-                p.ci95_ns[1],
-            )
-        })
-        .collect();
-    let mut series = vec![
-        Series::new("pointer chase (median, 95 % CI)", points, Mark::Points)
-            .with_intervals(intervals),
-    ];
+    let mut series = vec![chase];
     let last = sweep
         .last()
         .map_or(1.0, |p| p.working_set_bytes as f64 / 1024.0);
@@ -128,30 +117,14 @@ pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
         .curves
         .iter()
         .map(|curve| {
-            let pts = curve
-                .points
-                .iter()
-                .filter(|p| p.gbps > 0.0)
-                .map(|p| (p.working_set_bytes as f64 / 1024.0, p.gbps))
-                .collect();
-            let ci = curve
-                .points
-                .iter()
-                .filter(|p| p.gbps > 0.0)
-                .map(|p| {
-                    (
-                        p.working_set_bytes as f64 / 1024.0,
-                        p.ci95_gbps[0],
-                        p.ci95_gbps[1],
-                    )
-                })
-                .collect();
-            Series::new(
+            Series::measured(
                 format!("{:?}", curve.kernel).to_lowercase(),
-                pts,
                 Mark::Line,
+                curve.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
+                    let x = p.working_set_bytes as f64 / 1024.0;
+                    (x, p.gbps, p.ci95_gbps[0], p.ci95_gbps[1])
+                }),
             )
-            .with_intervals(ci)
         })
         .filter(|s| !s.points.is_empty())
         .collect();
@@ -188,28 +161,24 @@ pub fn gaps_figure(c: &Calibration) -> Result<Figure, PlotError> {
     let mut series = Vec::new();
     for fit in &c.gaps {
         let name = format!("{:?} {:?}", fit.pattern, fit.direction).to_lowercase();
-        let pts: Vec<(f64, f64)> = fit
-            .sweep
-            .iter()
-            .filter(|p| p.executors > 0 && p.time_ns > 0.0)
-            .map(|p| (p.executors as f64, p.time_ns))
-            .collect();
-        if pts.is_empty() {
-            continue;
-        }
-        let ci = fit
-            .sweep
-            .iter()
-            .filter(|p| p.executors > 0 && p.time_ns > 0.0)
-            .map(|p| (p.executors as f64, p.ci95_ns[0], p.ci95_ns[1]))
-            .collect();
         // The points and their fitted line share one label: one colour, one legend entry.
         let label = format!(
             "{name}: Δ = {} ns, R² {:.3}",
             sig(fit.gap_ns),
             fit.r_squared
         );
-        series.push(Series::new(label.clone(), pts, Mark::Points).with_intervals(ci));
+        let measured = Series::measured(
+            label.clone(),
+            Mark::Points,
+            fit.sweep
+                .iter()
+                .filter(|p| p.executors > 0 && p.time_ns > 0.0)
+                .map(|p| (p.executors as f64, p.time_ns, p.ci95_ns[0], p.ci95_ns[1])),
+        );
+        if measured.points.is_empty() {
+            continue;
+        }
+        series.push(measured);
         let [from, to] = fit.fit_range;
         let line: Vec<(f64, f64)> = [from, to]
             .iter()

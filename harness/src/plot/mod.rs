@@ -24,7 +24,7 @@ use plotters::prelude::{BitMapBackend, DrawingArea, DrawingBackend, IntoDrawingA
 use thiserror::Error;
 
 use crate::export::csv::csv_field;
-pub use bars::{balance_figure, save_bars, BarFigure};
+pub use bars::{balance_figure, save_bars, splits_figure, BarFigure};
 
 /// Errors while drawing or writing a figure.
 #[derive(Debug, Error)]
@@ -107,6 +107,20 @@ impl Series {
     /// The legend entry it is drawn under.
     pub fn key(&self) -> &str {
         self.legend.as_deref().unwrap_or(&self.label)
+    }
+
+    /// A measured series from `(x, median, low, high)` rows: the medians as points (or a
+    /// line, by `mark`) with their intervals as error bars.
+    pub fn measured(
+        label: impl Into<String>,
+        mark: Mark,
+        rows: impl IntoIterator<Item = (f64, f64, f64, f64)>,
+    ) -> Self {
+        let (points, intervals) = rows
+            .into_iter()
+            .map(|(x, y, lo, hi)| ((x, y), (x, lo, hi)))
+            .unzip();
+        Series::new(label, points, mark).with_intervals(intervals)
     }
 
     /// The same series with intervals.

@@ -369,16 +369,12 @@ fn balance_model(b: &StoredBalance) -> Result<crate::plot::Figure, PlotError> {
 }
 
 fn balance_splits(b: &StoredBalance) -> BarFigure {
-    BarFigure {
-        title: "Speed-up over one core per split".into(),
-        y_label: "speed-up K over T1".into(),
-        series: vec!["predicted (model)".into(), "measured".into()],
-        groups: b
-            .runs
+    crate::plot::splits_figure(
+        "Speed-up over one core per split".into(),
+        b.runs
             .iter()
-            .map(|r| (r.split.name.clone(), vec![r.predicted, r.speedup]))
-            .collect(),
-    }
+            .map(|r| (r.split.name.clone(), r.predicted, r.speedup)),
+    )
 }
 
 /// The measured runs of the same workload, size, iterations and grid as `predicted`.
