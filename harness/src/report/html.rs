@@ -527,12 +527,11 @@ fn index_page(
         b.figure(f);
     }
     let _ = writeln!(b.body, "</div>");
-    let html_reports: Vec<&Entry> = predictions.clone();
-    if !html_reports.is_empty() {
+    if !predictions.is_empty() {
         b.para(&format!(
             "{} cluster report(s) are stored; each has its own interval-by-interval HTML page \
              beside its JSON (written by predict-cluster and mpi-run).",
-            html_reports.len()
+            predictions.len()
         ));
     }
     let unowned: Vec<&Entry> = entries(catalog, None).collect();
