@@ -146,8 +146,8 @@ fn rows_for(f: &Forecast, point: &SeriesPoint) -> Vec<ValidationRow> {
                 f.variant,
                 point.size,
                 &p.name,
-                p.fractal.prediction_seconds,
-                Some(p.fractal.prediction_interval_seconds),
+                p.prediction_seconds(),
+                Some(p.interval_seconds()),
                 m,
             ));
         }

@@ -91,6 +91,67 @@ pub struct PhaseForecast {
     pub polynomial_seconds: Vec<(usize, f64)>,
     /// Warnings about the window.
     pub warnings: Vec<String>,
+    /// The `calibrated` variant's own estimate, where it replaces the log-log line's
+    /// ([`forecast_calibrated`]); `None` for the other variants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<CalibratedEstimate>,
+}
+
+impl PhaseForecast {
+    /// The predicted time at the target, seconds: the calibrated estimate where there is one,
+    /// else the fractal fit's.
+    pub fn prediction_seconds(&self) -> f64 {
+        self.calibrated
+            .as_ref()
+            .map_or(self.fractal.prediction_seconds, |c| c.prediction_seconds)
+    }
+
+    /// The 95 % interval of [`PhaseForecast::prediction_seconds`].
+    pub fn interval_seconds(&self) -> [f64; 2] {
+        self.calibrated
+            .as_ref()
+            .map_or(self.fractal.prediction_interval_seconds, |c| {
+                c.interval_seconds
+            })
+    }
+}
+
+/// How the `calibrated` variant extrapolated a phase (docs/models.md §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CalibratedMethod {
+    /// `w = c·B + f` with `c > 0`, `f ≥ 0`: the cost per byte falls towards its asymptote c
+    /// as fixed costs are amortised; extrapolated along the line.
+    Asymptote,
+    /// The cost per byte rises across the window: the estimate is the geometric mean of
+    /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (the log-log
+    /// line), and the interval spans both.
+    Bracket,
+    /// No bytes known (or a transfer or host step): the log-log line of the moved times.
+    LogLog,
+    /// The run's total: the sum of its phases' estimates and interval bounds.
+    SumOfPhases,
+}
+
+/// One phase's `calibrated` estimate at the target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedEstimate {
+    /// How it was made.
+    pub method: CalibratedMethod,
+    /// Predicted time at the target, seconds (launches × L included).
+    pub prediction_seconds: f64,
+    /// 95 % interval, seconds.
+    pub interval_seconds: [f64; 2],
+    /// c: seconds per byte moved at the target's level (asymptote, or the largest sizes' cost
+    /// for a bracket), where bytes are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds_per_byte: Option<f64>,
+    /// f: the fixed seconds per run of the line `w = c·B + f` (asymptote only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_seconds: Option<f64>,
+    /// B at the target: the window's bytes extrapolated on their own log-log line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_at_target: Option<f64>,
 }
 
 /// The whole forecast.
@@ -149,6 +210,7 @@ fn forecast_one(
         power_offset_seconds,
         polynomial_seconds,
         warnings,
+        calibrated: None,
     })
 }
 
@@ -217,6 +279,43 @@ pub fn forecast_calibrated(
     moves: &[LevelMove],
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
+    let fit = |overlap: Overlap| -> Result<Forecast, FitError> {
+        let window = move_to_target_level(series, moves, launch, overlap);
+        let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
+        calibrate_estimates(&window, &mut forecast);
+        Ok(forecast)
+    };
+    let mut forecast = fit(Overlap::Half)?;
+    // The two bounds of how compute and traffic combine bound the interval too.
+    for bound in [fit(Overlap::Full)?, fit(Overlap::None)?] {
+        for (p, b) in forecast.phases.iter_mut().zip(&bound.phases) {
+            if let (Some(c), Some(bc)) = (p.calibrated.as_mut(), b.calibrated.as_ref()) {
+                c.interval_seconds[0] = c.interval_seconds[0].min(bc.interval_seconds[0]);
+                c.interval_seconds[1] = c.interval_seconds[1].max(bc.interval_seconds[1]);
+            }
+        }
+    }
+    Ok(forecast)
+}
+
+/// How a kernel's compute and memory traffic combine when its traffic slows down
+/// (docs/models.md §2.4): fully overlapped (a roofline, the longer of the two), not at all
+/// (one after the other), or halfway, the point estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overlap {
+    Full,
+    None,
+    Half,
+}
+
+/// The points of `series` whose sizes are in `moves`, each phase's time moved to the
+/// target's memory level (docs/models.md §2.4).
+fn move_to_target_level(
+    series: &SeriesMedians,
+    moves: &[LevelMove],
+    launch: Seconds,
+    overlap: Overlap,
+) -> SeriesMedians {
     let mut window = series.clone();
     window.points.retain_mut(|p| {
         let Some(m) = moves.iter().find(|m| m.size == p.size) else {
@@ -236,8 +335,17 @@ pub fn forecast_calibrated(
             let offset = ph.count as f64 * launch.0;
             let work = ph.median_seconds - offset;
             if work > 0.0 {
-                let share = ph.bytes.map_or(0.0, |b| b as f64 / (work * m.rate));
-                let extra = work * ((share * m.factor).max(1.0) - 1.0);
+                // e_i·g_i: the traffic's time at the target's rate over the work's time.
+                let share = ph.bytes.map_or(0.0, |b| b as f64 / (work * m.rate)) * m.factor;
+                let roofline = work * (share.max(1.0) - 1.0);
+                // One after the other: the traffic's own time grows by g; never less than
+                // the roofline (a kernel that streamed faster than the sweep, e > 1).
+                let serial = (work * share * (1.0 - 1.0 / m.factor.max(1.0))).max(roofline);
+                let extra = match overlap {
+                    Overlap::Full => roofline,
+                    Overlap::None => serial,
+                    Overlap::Half => 0.5 * (roofline + serial),
+                };
                 moved += extra;
                 ph.median_seconds += extra;
             }
@@ -245,7 +353,139 @@ pub fn forecast_calibrated(
         p.total_seconds += moved;
         true
     });
-    forecast_variant(&window, target, Some(launch), Variant::Calibrated)
+    window
+}
+
+/// Replace each phase's log-log extrapolation by the calibrated variant's estimate
+/// (docs/models.md §2.4), and the total's by the sum of the phases'. A kernel phase whose
+/// bytes are known at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less
+/// launches × L); other phases keep their log-log line.
+fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
+    let target = forecast.target;
+    let mut sum = [0.0; 3];
+    let mut complete = forecast.skipped_phases.is_empty();
+    for p in forecast.phases.iter_mut().filter(|p| p.name != "total") {
+        let bytes: Option<Vec<f64>> = window
+            .points
+            .iter()
+            .map(|pt| {
+                pt.phases
+                    .iter()
+                    .find(|ph| ph.name == p.name)
+                    .and_then(|ph| ph.bytes)
+                    .filter(|&b| b > 0)
+                    .map(|b| b as f64)
+            })
+            .collect();
+        let estimate = match bytes {
+            Some(b) if is_kernel_phase(&p.name) => per_byte_estimate(&p.fractal, &b, target),
+            _ => None,
+        }
+        .unwrap_or_else(|| CalibratedEstimate {
+            method: CalibratedMethod::LogLog,
+            prediction_seconds: p.fractal.prediction_seconds,
+            interval_seconds: p.fractal.prediction_interval_seconds,
+            seconds_per_byte: None,
+            fixed_seconds: None,
+            bytes_at_target: None,
+        });
+        sum[0] += estimate.prediction_seconds;
+        sum[1] += estimate.interval_seconds[0];
+        sum[2] += estimate.interval_seconds[1];
+        complete &= estimate.prediction_seconds.is_finite();
+        p.calibrated = Some(estimate);
+    }
+    if let Some(total) = forecast.phases.iter_mut().find(|p| p.name == "total") {
+        if complete && sum[0] > 0.0 {
+            total.calibrated = Some(CalibratedEstimate {
+                method: CalibratedMethod::SumOfPhases,
+                prediction_seconds: sum[0],
+                interval_seconds: [sum[1], sum[2]],
+                seconds_per_byte: None,
+                fixed_seconds: None,
+                bytes_at_target: None,
+            });
+        } else {
+            total
+                .warnings
+                .push("a phase could not be estimated: the total is the log-log line's".into());
+        }
+    }
+}
+
+/// The per-byte estimate of one kernel phase from its moved fit (`fractal`: times, launch
+/// offsets, the log-log line) and its bytes at each size; `None` where the numbers give no
+/// line (fewer than three sizes, equal bytes).
+fn per_byte_estimate(
+    fractal: &FractalFit,
+    bytes: &[f64],
+    target: f64,
+) -> Option<CalibratedEstimate> {
+    let n = bytes.len();
+    if n < 3 || fractal.times_seconds.len() != n {
+        return None;
+    }
+    let work: Vec<f64> = fractal
+        .times_seconds
+        .iter()
+        .zip(&fractal.offsets_seconds)
+        .map(|(t, o)| t - o)
+        .collect();
+    let offset = fractal.offset_at_target_seconds;
+    // The bytes a phase moves are a polynomial in N; over a window their log-log line
+    // extrapolates them to well under a per cent.
+    let log_sizes: Vec<f64> = fractal.sizes.iter().map(|s| s.ln()).collect();
+    let log_bytes: Vec<f64> = bytes.iter().map(|b| b.ln()).collect();
+    let bytes_line = super::linear::fit_line(&log_sizes, &log_bytes).ok()?;
+    let bytes_at_target = (bytes_line.intercept + bytes_line.slope * target.ln()).exp();
+    let line = super::linear::fit_line(bytes, &work).ok()?;
+    if line.slope > 0.0 && line.intercept >= 0.0 {
+        let mean = bytes.iter().sum::<f64>() / n as f64;
+        let sxx: f64 = bytes.iter().map(|b| (b - mean).powi(2)).sum();
+        let rss: f64 = bytes
+            .iter()
+            .zip(&work)
+            .map(|(b, w)| (w - line.intercept - line.slope * b).powi(2))
+            .sum();
+        let s2 = rss / (n - 2) as f64;
+        let half = super::linear::t_quantile_95(n - 2)
+            * (s2 * (1.0 + 1.0 / n as f64 + (bytes_at_target - mean).powi(2) / sxx)).sqrt();
+        let at = line.slope * bytes_at_target + line.intercept;
+        return Some(CalibratedEstimate {
+            method: CalibratedMethod::Asymptote,
+            prediction_seconds: at + offset,
+            interval_seconds: [(at - half).max(0.0) + offset, at + half + offset],
+            seconds_per_byte: Some(line.slope),
+            fixed_seconds: Some(line.intercept),
+            bytes_at_target: Some(bytes_at_target),
+        });
+    }
+    // The cost per byte rises across the window: saturation at the largest sizes' cost, or
+    // growth along the log-log line; both bound the estimate.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| bytes[a].total_cmp(&bytes[b]));
+    let top = &order[n - 2..];
+    let per_byte = top.iter().map(|&i| work[i] / bytes[i]).sum::<f64>() / 2.0;
+    if per_byte <= 0.0 {
+        return None;
+    }
+    let saturated = per_byte * bytes_at_target;
+    let growth = fractal.prediction_seconds - offset;
+    let [g_lo, g_hi] = fractal.prediction_interval_seconds.map(|v| v - offset);
+    if growth <= 0.0 {
+        return None;
+    }
+    Some(CalibratedEstimate {
+        method: CalibratedMethod::Bracket,
+        prediction_seconds: (saturated * growth).sqrt() + offset,
+        interval_seconds: [
+            saturated.min(g_lo).max(0.0) + offset,
+            saturated.max(g_hi) + offset,
+        ],
+        seconds_per_byte: Some(per_byte),
+        fixed_seconds: None,
+        bytes_at_target: Some(bytes_at_target),
+    })
 }
 
 fn forecast_variant(
@@ -535,26 +775,115 @@ mod tests {
             factor: 2.0,
             transfer_factors: Vec::new(),
         });
-        let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
-        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
-        assert!((total.fractal.prediction_seconds - 1e-3).abs() < 1e-12);
-        // Moving 3 MB (e = 0.75): 1.5 ms of traffic at the target's level.
+        // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
+        // 0.25 ms; the estimate is halfway, and the interval spans both.
+        let total_of = |s: &SeriesMedians| {
+            let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
+            let total = f
+                .phases
+                .into_iter()
+                .find(|p| p.name == "total")
+                .expect("total");
+            (total.prediction_seconds(), total.interval_seconds())
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let (at, [lo, hi]) = total_of(&s);
+        assert!(close(at, 1.125e-3) && close(lo, 1e-3) && close(hi, 1.25e-3));
+        // Moving 3 MB (e = 0.75): 1.5 ms of traffic at the target's level overlapped, 1 ms +
+        // 0.75 ms one after the other.
         let mut heavy = s.clone();
         for p in &mut heavy.points {
             p.phases[0].bytes = Some(3_000_000);
         }
-        let f = forecast_calibrated(&heavy, 800.0, &moves, Seconds(0.0)).expect("fits");
-        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
-        assert!((total.fractal.prediction_seconds - 1.5e-3).abs() < 1e-12);
+        let (at, [lo, hi]) = total_of(&heavy);
+        assert!(close(at, 1.625e-3) && close(lo, 1.5e-3) && close(hi, 1.75e-3));
         // Moving 10 MB in 1 ms, faster than the sweep's 4 GB/s there (e = 2.5): at the
-        // target's 2 GB/s the traffic takes 5 ms, not the 2 ms a capped share would give.
+        // target's 2 GB/s the traffic takes 5 ms, not the 2 ms a capped share would give,
+        // however compute and traffic combine.
         let mut fast = s.clone();
         for p in &mut fast.points {
             p.phases[0].bytes = Some(10_000_000);
         }
-        let f = forecast_calibrated(&fast, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let (at, [lo, hi]) = total_of(&fast);
+        assert!(close(at, 5e-3) && close(lo, 5e-3) && close(hi, 5e-3));
+    }
+
+    /// One kernel phase `k` with no launch overhead: `work(n)` seconds moving `bytes(n)`, in
+    /// the target's own level (g = 1, so nothing moves).
+    fn one_phase(
+        sizes: &[usize],
+        work: impl Fn(f64) -> f64,
+        bytes: impl Fn(f64) -> f64,
+    ) -> Forecast {
+        let s = series(
+            sizes
+                .iter()
+                .map(|&n| SizeMedians {
+                    size: n,
+                    phases: vec![PhaseMedian {
+                        name: "k".into(),
+                        median_seconds: work(n as f64),
+                        count: 1,
+                        bytes: Some(bytes(n as f64).round() as u64),
+                    }],
+                    total_seconds: work(n as f64),
+                })
+                .collect(),
+        );
+        let moves: Vec<LevelMove> = sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 1e12,
+                factor: 1.0,
+                transfer_factors: Vec::new(),
+            })
+            .collect();
+        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
+    }
+
+    #[test]
+    fn a_cost_per_byte_that_falls_is_extrapolated_to_its_asymptote() {
+        // 1 ns per byte plus 20 µs per run, B = 8·N²: the cost per byte falls with N, and
+        // a log-log line would carry the fall on past its asymptote.
+        let work = |n: f64| 1e-9 * 8.0 * n * n + 20e-6;
+        let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
+        let k = f.phases.iter().find(|p| p.name == "k").expect("k");
+        let c = k.calibrated.as_ref().expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Asymptote);
+        let truth = work(3200.0);
+        assert!((c.prediction_seconds / truth - 1.0).abs() < 1e-4, "{c:?}");
+        // Exact points: the interval is the line itself.
+        assert!(c.interval_seconds[0] <= truth * 1.0001 && truth * 0.9999 <= c.interval_seconds[1]);
+        assert!((k.fractal.prediction_seconds / truth - 1.0).abs() > 1e-3);
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
-        assert!((total.fractal.prediction_seconds - 5e-3).abs() < 1e-12);
+        assert_eq!(
+            total.calibrated.as_ref().map(|c| c.method),
+            Some(CalibratedMethod::SumOfPhases)
+        );
+        assert_eq!(total.prediction_seconds(), c.prediction_seconds);
+    }
+
+    #[test]
+    fn a_cost_per_byte_that_rises_is_bracketed_by_saturation_and_growth() {
+        // The cost per byte grows as N^0.3 across the window: it may saturate at the
+        // largest sizes' cost or keep growing; the estimate is the geometric mean and the
+        // interval spans both.
+        let work = |n: f64| 1e-9 * 8.0 * n * n * (n / 100.0).powf(0.3);
+        let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
+        let k = f.phases.iter().find(|p| p.name == "k").expect("k");
+        let c = k.calibrated.as_ref().expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Bracket);
+        let growth = work(3200.0);
+        let per_byte =
+            (work(283.0) / (8.0 * 283.0f64.powi(2)) + work(400.0) / (8.0 * 400.0f64.powi(2))) / 2.0;
+        let saturated = per_byte * 8.0 * 3200.0f64.powi(2);
+        let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-3;
+        assert!(
+            close(c.prediction_seconds, (growth * saturated).sqrt()),
+            "{c:?}"
+        );
+        assert!(close(c.interval_seconds[0], saturated) && close(c.interval_seconds[1], growth));
     }
 
     #[test]

@@ -393,11 +393,11 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
             p.name.clone(),
             sig(p.fractal.fractal_dimension, 3),
             format!("{:.4}", p.fractal.r_squared),
-            sig(p.fractal.prediction_seconds, 4),
+            sig(p.prediction_seconds(), 4),
             format!(
                 "[{}, {}]",
-                sig(p.fractal.prediction_interval_seconds[0], 3),
-                sig(p.fractal.prediction_interval_seconds[1], 3)
+                sig(p.interval_seconds()[0], 3),
+                sig(p.interval_seconds()[1], 3)
             ),
             opt(p.power_offset_seconds.map(|v| sig(v, 4))),
             if polys.is_empty() {
