@@ -381,7 +381,7 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
             Some(b) if is_kernel_phase(&p.name) => per_byte_estimate(&p.fractal, &b, target),
             _ => None,
         }
-        .unwrap_or_else(|| CalibratedEstimate {
+        .unwrap_or(CalibratedEstimate {
             method: CalibratedMethod::LogLog,
             prediction_seconds: p.fractal.prediction_seconds,
             interval_seconds: p.fractal.prediction_interval_seconds,
