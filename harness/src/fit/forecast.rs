@@ -116,6 +116,24 @@ impl PhaseForecast {
     }
 }
 
+impl CalibratedEstimate {
+    /// An estimate made without a line in bytes (log-log, or a sum of phases).
+    fn without_bytes(
+        method: CalibratedMethod,
+        prediction_seconds: f64,
+        interval_seconds: [f64; 2],
+    ) -> Self {
+        CalibratedEstimate {
+            method,
+            prediction_seconds,
+            interval_seconds,
+            seconds_per_byte: None,
+            fixed_seconds: None,
+            bytes_at_target: None,
+        }
+    }
+}
+
 /// How the `calibrated` variant extrapolated a phase (docs/models.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -381,14 +399,11 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
             Some(b) if is_kernel_phase(&p.name) => per_byte_estimate(&p.fractal, &b, target),
             _ => None,
         }
-        .unwrap_or(CalibratedEstimate {
-            method: CalibratedMethod::LogLog,
-            prediction_seconds: p.fractal.prediction_seconds,
-            interval_seconds: p.fractal.prediction_interval_seconds,
-            seconds_per_byte: None,
-            fixed_seconds: None,
-            bytes_at_target: None,
-        });
+        .unwrap_or(CalibratedEstimate::without_bytes(
+            CalibratedMethod::LogLog,
+            p.fractal.prediction_seconds,
+            p.fractal.prediction_interval_seconds,
+        ));
         sum[0] += estimate.prediction_seconds;
         sum[1] += estimate.interval_seconds[0];
         sum[2] += estimate.interval_seconds[1];
@@ -397,14 +412,11 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
     }
     if let Some(total) = forecast.phases.iter_mut().find(|p| p.name == "total") {
         if complete && sum[0] > 0.0 {
-            total.calibrated = Some(CalibratedEstimate {
-                method: CalibratedMethod::SumOfPhases,
-                prediction_seconds: sum[0],
-                interval_seconds: [sum[1], sum[2]],
-                seconds_per_byte: None,
-                fixed_seconds: None,
-                bytes_at_target: None,
-            });
+            total.calibrated = Some(CalibratedEstimate::without_bytes(
+                CalibratedMethod::SumOfPhases,
+                sum[0],
+                [sum[1], sum[2]],
+            ));
         } else {
             total
                 .warnings
@@ -442,12 +454,8 @@ fn per_byte_estimate(
     if line.slope > 0.0 && line.intercept >= 0.0 {
         let mean = bytes.iter().sum::<f64>() / n as f64;
         let sxx: f64 = bytes.iter().map(|b| (b - mean).powi(2)).sum();
-        let rss: f64 = bytes
-            .iter()
-            .zip(&work)
-            .map(|(b, w)| (w - line.intercept - line.slope * b).powi(2))
-            .sum();
-        let s2 = rss / (n - 2) as f64;
+        // The residual variance s², from the slope's standard error s/√Sxx.
+        let s2 = line.slope_se.powi(2) * sxx;
         let half = super::linear::t_quantile_95(n - 2)
             * (s2 * (1.0 + 1.0 / n as f64 + (bytes_at_target - mean).powi(2) / sxx)).sqrt();
         let at = line.slope * bytes_at_target + line.intercept;
