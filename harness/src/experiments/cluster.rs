@@ -468,10 +468,12 @@ mod tests {
                         median_seconds: median,
                         count: 2,
                         bytes: None,
+                        ci95_seconds: None,
                     }],
                     total_seconds: median,
                 })
                 .collect(),
+            drift: None,
         };
         // 2 × 2 blocks of 512 × 512: N ≈ 514 exactly, 0.01 s against the trace's 0.1 s.
         let blocks = Blocks::new(&t.extents, &ProcessorGrid::parse("2x2").unwrap()).unwrap();

@@ -157,9 +157,17 @@ impl Series {
         s
     }
 
-    /// The numbers a forecast needs: per size, each phase's median and launches.
+    /// The numbers a forecast needs: per size, each phase's median, its interval and
+    /// launches, and the machine's drift over the rounds (from the totals' runs).
     pub fn medians(&self) -> SeriesMedians {
+        let rounds: Vec<&[f64]> = self
+            .points
+            .iter()
+            .map(|p| p.total.samples.as_slice())
+            .collect();
+        let totals: Vec<f64> = self.points.iter().map(|p| p.total.median_seconds).collect();
         SeriesMedians {
+            drift: crate::fit::drift::round_drift(&rounds, &totals),
             workload: self.workload.clone(),
             points: self
                 .points
@@ -174,6 +182,7 @@ impl Series {
                             median_seconds: ph.median_seconds,
                             count: ph.count,
                             bytes: ph.bytes,
+                            ci95_seconds: Some(ph.ci95),
                         })
                         .collect(),
                     total_seconds: p.total.median_seconds,

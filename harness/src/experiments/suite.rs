@@ -216,6 +216,11 @@ pub struct CaseResult {
     pub iterations: usize,
     /// Measured median total, seconds.
     pub measured_seconds: f64,
+    /// How far the machine's speed wandered from round to round of the small series, in per
+    /// cent (one standard deviation of the rounds' common factor,
+    /// [`crate::fit::drift::round_drift`]); the calibrated interval allows 1.96× it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_percent: Option<f64>,
     /// One per variant that made a prediction, in [`Variant::ALL`]'s order.
     pub predictions: Vec<CasePrediction>,
     /// Why a variant made none, and what the choice of sizes noticed.
@@ -275,7 +280,15 @@ impl Suite {
                         })
                     })
                     .collect();
+                let drift = v.series.medians().drift;
                 let mut notes = case.notes.clone();
+                if let Some(d) = drift {
+                    notes.push(format!(
+                        "the machine drifted ±{:.1} % (1 sd) from round to round of the small sizes; the calibrated interval allows ±{:.1} % for it",
+                        100.0 * d,
+                        196.0 * d
+                    ));
+                }
                 for (label, windows) in [
                     (Variant::Windowed, &v.windows),
                     (Variant::Calibrated, &v.calibrated_windows),
@@ -293,6 +306,7 @@ impl Suite {
                     small: v.series.points.iter().map(|p| p.size).collect(),
                     iterations: v.series.iterations,
                     measured_seconds: measured,
+                    drift_percent: drift.map(|d| 100.0 * d),
                     predictions,
                     notes,
                 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::baselines::{fit_power_offset, polynomial_baselines, PowerOffsetOptions};
+use super::drift::widen_for_drift;
 use super::fit_error::FitError;
 use super::fractal::{fit_power_law, fit_power_law_with_offset, window_warnings, FractalFit};
 use super::phases::{predict_application, AppPrediction, PhaseOptions, PhaseSeries};
@@ -21,6 +22,8 @@ pub struct PhaseMedian {
     pub count: u64,
     /// Bytes moved per run, where known.
     pub bytes: Option<u64>,
+    /// The median's 95 % interval, seconds, where the repeats gave one.
+    pub ci95_seconds: Option<[f64; 2]>,
 }
 
 /// One size of a series as the forecast sees it.
@@ -41,6 +44,10 @@ pub struct SeriesMedians {
     pub workload: String,
     /// The sizes.
     pub points: Vec<SizeMedians>,
+    /// How far the machine's speed wandered from round to round while the series ran (one
+    /// standard deviation, relative: [`super::drift::round_drift`]); `None` where the
+    /// repeats do not say. The `calibrated` variant widens its intervals by it.
+    pub drift: Option<f64>,
 }
 
 /// Which prediction recipe made a forecast.
@@ -345,6 +352,7 @@ fn move_to_target_level(
                 let extra = ph.median_seconds * (g - 1.0);
                 moved += extra;
                 ph.median_seconds += extra;
+                ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * g));
                 continue;
             }
             if !is_kernel_phase(&ph.name) {
@@ -365,6 +373,9 @@ fn move_to_target_level(
                     Overlap::Half => 0.5 * (roofline + serial),
                 };
                 moved += extra;
+                // The median's interval moves with it, in proportion.
+                let scale = 1.0 + extra / ph.median_seconds;
+                ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * scale));
                 ph.median_seconds += extra;
             }
         }
@@ -395,8 +406,22 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
                     .map(|b| b as f64)
             })
             .collect();
-        let estimate = match bytes {
-            Some(b) if is_kernel_phase(&p.name) => per_byte_estimate(&p.fractal, &b, target),
+        // The medians' own noise, as a variance per point (σ from the 95 % half-width).
+        let noise: Option<Vec<f64>> = window
+            .points
+            .iter()
+            .map(|pt| {
+                pt.phases
+                    .iter()
+                    .find(|ph| ph.name == p.name)
+                    .and_then(|ph| ph.ci95_seconds)
+                    .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
+            })
+            .collect();
+        let mut estimate = match bytes {
+            Some(b) if is_kernel_phase(&p.name) => {
+                per_byte_estimate(&p.fractal, &b, noise.as_deref(), target)
+            }
             _ => None,
         }
         .unwrap_or(CalibratedEstimate::without_bytes(
@@ -404,6 +429,10 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
             p.fractal.prediction_seconds,
             p.fractal.prediction_interval_seconds,
         ));
+        if let Some(d) = window.drift {
+            estimate.interval_seconds =
+                widen_for_drift(estimate.prediction_seconds, estimate.interval_seconds, d);
+        }
         sum[0] += estimate.prediction_seconds;
         sum[1] += estimate.interval_seconds[0];
         sum[2] += estimate.interval_seconds[1];
@@ -431,6 +460,7 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
 fn per_byte_estimate(
     fractal: &FractalFit,
     bytes: &[f64],
+    noise: Option<&[f64]>,
     target: f64,
 ) -> Option<CalibratedEstimate> {
     let n = bytes.len();
@@ -454,8 +484,10 @@ fn per_byte_estimate(
     if line.slope > 0.0 && line.intercept >= 0.0 {
         let mean = bytes.iter().sum::<f64>() / n as f64;
         let sxx: f64 = bytes.iter().map(|b| (b - mean).powi(2)).sum();
-        // The residual variance s², from the slope's standard error s/√Sxx.
-        let s2 = line.slope_se.powi(2) * sxx;
+        // The residual variance s², from the slope's standard error s/√Sxx; never less than
+        // the medians' own variance (five medians can fall on a line by chance).
+        let measured = noise.map_or(0.0, |v| v.iter().sum::<f64>() / v.len().max(1) as f64);
+        let s2 = (line.slope_se.powi(2) * sxx).max(measured);
         let half = super::linear::t_quantile_95(n - 2)
             * (s2 * (1.0 + 1.0 / n as f64 + (bytes_at_target - mean).powi(2) / sxx)).sqrt();
         let at = line.slope * bytes_at_target + line.intercept;
@@ -623,6 +655,7 @@ mod tests {
             median_seconds: t,
             count: LAUNCHES,
             bytes: None,
+            ci95_seconds: None,
         }];
         if with_upload {
             phases.push(PhaseMedian {
@@ -630,6 +663,7 @@ mod tests {
                 median_seconds: 1e-6,
                 count: 1,
                 bytes: None,
+                ci95_seconds: None,
             });
         }
         SizeMedians {
@@ -643,6 +677,7 @@ mod tests {
         SeriesMedians {
             workload: "synthetic".into(),
             points,
+            drift: None,
         }
     }
 
@@ -766,6 +801,7 @@ mod tests {
                 median_seconds: 1e-3,
                 count: 1,
                 bytes: Some(1_000_000),
+                ci95_seconds: None,
             }],
             total_seconds: 1e-3,
         };
@@ -823,7 +859,19 @@ mod tests {
         work: impl Fn(f64) -> f64,
         bytes: impl Fn(f64) -> f64,
     ) -> Forecast {
-        let s = series(
+        one_phase_noisy(sizes, work, bytes, 0.0, None)
+    }
+
+    /// [`one_phase`] with each median's 95 % interval ±`noise` (relative) and the series'
+    /// round-to-round `drift`.
+    fn one_phase_noisy(
+        sizes: &[usize],
+        work: impl Fn(f64) -> f64,
+        bytes: impl Fn(f64) -> f64,
+        noise: f64,
+        drift: Option<f64>,
+    ) -> Forecast {
+        let mut s = series(
             sizes
                 .iter()
                 .map(|&n| SizeMedians {
@@ -833,11 +881,16 @@ mod tests {
                         median_seconds: work(n as f64),
                         count: 1,
                         bytes: Some(bytes(n as f64).round() as u64),
+                        ci95_seconds: (noise > 0.0).then(|| {
+                            let w = work(n as f64);
+                            [w * (1.0 - noise), w * (1.0 + noise)]
+                        }),
                     }],
                     total_seconds: work(n as f64),
                 })
                 .collect(),
         );
+        s.drift = drift;
         let moves: Vec<LevelMove> = sizes
             .iter()
             .map(|&size| LevelMove {
@@ -870,6 +923,43 @@ mod tests {
             Some(CalibratedMethod::SumOfPhases)
         );
         assert_eq!(total.prediction_seconds(), c.prediction_seconds);
+    }
+
+    #[test]
+    fn noisy_medians_and_a_drifting_machine_widen_the_interval() {
+        // The same exact line as above: alone, its interval is the line itself.
+        let work = |n: f64| 1e-9 * 8.0 * n * n + 20e-6;
+        let sizes = [100, 141, 200, 283, 400];
+        let bytes = |n: f64| 8.0 * n * n;
+        let interval = |f: &Forecast| {
+            let k = f.phases.iter().find(|p| p.name == "k").expect("k");
+            (k.prediction_seconds(), k.interval_seconds())
+        };
+        let (exact, [lo0, hi0]) = interval(&one_phase(&sizes, work, bytes));
+        assert!((hi0 - lo0) / exact < 1e-3);
+        // Medians known to ±10 % only: the line's residuals (zero) no longer set s², the
+        // medians' variance does, so the interval is at least ±10 %/1.96 · t₃ · √(1 + 1/5).
+        let (at, [lo, hi]) = interval(&one_phase_noisy(&sizes, work, bytes, 0.10, None));
+        assert!(
+            (at / exact - 1.0).abs() < 1e-9,
+            "the estimate does not move"
+        );
+        let mean_var = sizes
+            .iter()
+            .map(|&n| (0.10 * work(n as f64) / 1.96).powi(2))
+            .sum::<f64>()
+            / 5.0;
+        let least = crate::fit::linear::t_quantile_95(3) * (mean_var * 1.2).sqrt();
+        assert!(hi - at > least && at - lo > least, "{lo} {at} {hi} {least}");
+        // A machine drifting 10 % from round to round: each side at least 1.96 × 10 %.
+        let (at, [lo, hi]) = interval(&one_phase_noisy(&sizes, work, bytes, 0.0, Some(0.10)));
+        let side = ((0.196 * at).powi(2) + (hi0 - exact).powi(2)).sqrt();
+        assert!(((hi - at) - side).abs() < 1e-12 * at, "{hi} {at} {side}");
+        assert!(at - lo >= 0.196 * at * (1.0 - 1e-12));
+        // The total (the sum of its one phase) carries the same interval.
+        let f = one_phase_noisy(&sizes, work, bytes, 0.0, Some(0.10));
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert_eq!(total.interval_seconds(), [lo, hi]);
     }
 
     #[test]

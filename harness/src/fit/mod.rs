@@ -1,6 +1,7 @@
 //! Statistics and regressions: pure numerics that know nothing about devices.
 
 pub mod baselines;
+pub mod drift;
 pub mod fit_error;
 pub mod forecast;
 pub mod fractal;
