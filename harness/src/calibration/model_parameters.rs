@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::Calibration;
 use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, LevelBandwidth, StreamKernel};
 use crate::fit::window::DeviceFacts;
-use crate::model::maxplus::{MaxPlusError, Parameters};
+use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
 
 /// One value handed to the model, with where it came from.
@@ -38,6 +38,11 @@ pub struct ModelInputs {
     pub sources: Vec<ParameterSource>,
     /// Device-timed launch overhead.
     pub launch_seconds: Seconds,
+    /// What a launch costs in a back-to-back sequence (`launch_overhead.sequence`): the fixed
+    /// part and the part per launched work item (the empty kernel's line over 2^10 … 2^16
+    /// items), where the calibration measured it. Our `ext_level` extension charges it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch_sequence: Option<LaunchCost>,
     /// Streaming bandwidth per memory level, where the calibration measured it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub level_bandwidths: Vec<LevelBandwidth>,
@@ -81,6 +86,14 @@ impl ModelInputs {
         ModelInputs {
             sources,
             launch_seconds: Seconds::from_ns(calibration.launch_overhead.device_ns),
+            launch_sequence: calibration
+                .launch_overhead
+                .sequence
+                .as_ref()
+                .map(|q| LaunchCost {
+                    fixed: Seconds::from_ns(q.fixed_ns.max(0.0)),
+                    per_item: Seconds::from_ns(q.per_item_ns.max(0.0)),
+                }),
             level_bandwidths: calibration
                 .bandwidth
                 .as_ref()

@@ -16,8 +16,8 @@ use crate::calibration::model_parameters::ModelInputs;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::stats::Summary;
 use crate::model::maxplus::{
-    predict_iteration, predict_iteration_at_level, KernelGraph, LaunchPlan, MaxPlusError,
-    VariantTime,
+    predict_iteration, predict_iteration_at_level, KernelGraph, LaunchCost, LaunchPlan,
+    MaxPlusError, VariantTime,
 };
 use crate::workloads::registry::lookup;
 use crate::workloads::{Layout, Workload, WorkloadError};
@@ -212,7 +212,10 @@ pub fn validate_maxplus(
                     kernel.plan,
                     &parameters,
                     options.executors,
-                    options.inputs.launch_seconds,
+                    options
+                        .inputs
+                        .launch_sequence
+                        .unwrap_or(LaunchCost::fixed(options.inputs.launch_seconds)),
                     size,
                     gap,
                     &level,

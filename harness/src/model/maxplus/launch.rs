@@ -125,7 +125,13 @@ pub fn predict_iteration(
             seconds: one.per_instance_seconds * rounds,
         });
     }
-    let (seconds, formula) = pipelined_iteration(graph, &launches, parameters, executors, launch)?;
+    let (seconds, formula) = pipelined_iteration(
+        graph,
+        &launches,
+        parameters,
+        executors,
+        LaunchCost::fixed(launch),
+    )?;
     out.push(VariantTime {
         model: PIPELINED_NAME.to_string(),
         published: false,
@@ -138,18 +144,47 @@ pub fn predict_iteration(
 /// The name of our per-level extension ([`predict_iteration_at_level`]).
 pub const LEVEL_NAME: &str = "ext_level";
 
+/// What one launch costs when launches run back to back: `fixed + per_item · I` for a
+/// launch of I work items (the calibration's empty-kernel sequence; on a CPU OpenCL device
+/// the per-item part is the work-group loop's own cost, 0.1 ns per item on PoCL, which a
+/// one-element-per-item kernel pays on top of its memory traffic).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaunchCost {
+    /// The fixed part, seconds per launch.
+    pub fixed: Seconds,
+    /// The part per launched work item, seconds.
+    pub per_item: Seconds,
+}
+
+impl LaunchCost {
+    /// Only a fixed cost per launch.
+    pub fn fixed(launch: Seconds) -> Self {
+        LaunchCost {
+            fixed: launch,
+            per_item: Seconds(0.0),
+        }
+    }
+
+    /// The cost of one launch of `items` work items, seconds.
+    pub fn of(&self, items: u64) -> f64 {
+        self.fixed.0 + self.per_item.0 * items as f64
+    }
+}
+
 /// Our second extension, labelled as such: the pipelined prediction with Δt and ΔT both set
 /// to `gap`, the time one executor's 4-byte access takes when the device streams from the
 /// memory level the kernel's working set lives in (4 B over that level's measured streaming
-/// bandwidth), instead of the single-access Δt of the calibration. `level` names where `gap`
-/// came from, for the formula.
+/// bandwidth), instead of the single-access Δt of the calibration, and each launch charged
+/// what a back-to-back launch of its I work items costs, `launch.of(I)` (L_fixed + ℓ·I),
+/// in place of the single empty launch's L. `level` names where `gap` came from, for the
+/// formula.
 #[allow(clippy::too_many_arguments)]
 pub fn predict_iteration_at_level(
     graph: &KernelGraph,
     plan: LaunchPlan,
     parameters: &Parameters,
     executors: u64,
-    launch: Seconds,
+    launch: LaunchCost,
     size: usize,
     gap: Seconds,
     level: &str,
@@ -164,10 +199,18 @@ pub fn predict_iteration_at_level(
         executors,
         launch,
     )?;
+    let per_item = if launch.per_item.0 > 0.0 {
+        format!(" + {:.3} ns per work item", launch.per_item.as_ns())
+    } else {
+        String::new()
+    };
     Ok(VariantTime {
         model: LEVEL_NAME.to_string(),
         published: false,
-        formula: format!("{formula}; Δt = ΔT = 4 B / {level} streaming bandwidth"),
+        formula: format!(
+            "{formula}; Δt = ΔT = 4 B / {level} streaming bandwidth; L = {:.0} ns{per_item}",
+            launch.fixed.as_ns()
+        ),
         seconds,
     })
 }
@@ -178,7 +221,7 @@ fn pipelined_iteration(
     launches: &[LaunchShape],
     parameters: &Parameters,
     executors: u64,
-    launch: Seconds,
+    launch: LaunchCost,
 ) -> Result<(f64, String), MaxPlusError> {
     // The first round's time and the round interval do not depend on the launch's shape:
     // computed once, then L + s·(P + (R − 1)·I) summed over the launches.
@@ -190,13 +233,13 @@ fn pipelined_iteration(
             instances: 1,
             steps: 1,
         },
-        launch,
+        launch.fixed,
     )?;
     let seconds = launches
         .iter()
         .map(|l| {
             let rounds = l.instances.div_ceil(executors.max(1));
-            launch.0
+            launch.of(l.instances)
                 + l.steps.max(1) as f64
                     * (one.first_round_seconds
                         + rounds.saturating_sub(1) as f64 * one.round_interval_seconds)
@@ -258,6 +301,45 @@ mod tests {
         let caching = small.iter().find(|v| v.model == "caching").unwrap();
         assert!((caching.seconds - by_launch).abs() <= 1e-12 * by_launch);
         assert!(big.iter().all(|v| v.seconds.is_finite() && v.seconds > 0.0));
+    }
+
+    #[test]
+    fn ext_level_charges_each_launch_its_work_items() {
+        let g = shipped_graph("sor_point");
+        let p = Parameters::from_pairs(&[
+            ("t", 4e-7),
+            ("T", 5e-7),
+            ("tau", 2e-9),
+            ("dt", 1e-10),
+            ("dT", 3e-10),
+            ("t_cache", 5e-8),
+        ])
+        .expect("finite");
+        let at = |launch: LaunchCost| {
+            predict_iteration_at_level(
+                &g,
+                LaunchPlan::AntiDiagonals,
+                &p,
+                4,
+                launch,
+                40,
+                Seconds(1e-9),
+                "L3",
+            )
+            .expect("predicts")
+        };
+        let fixed = at(LaunchCost::fixed(Seconds(5e-7)));
+        let items = at(LaunchCost {
+            fixed: Seconds(5e-7),
+            per_item: Seconds(1e-10),
+        });
+        // 38² interior points over 75 anti-diagonals: 1444 items in all, 0.1 ns each.
+        let extra = items.seconds - fixed.seconds;
+        assert!((extra - 1444.0 * 1e-10).abs() < 1e-15, "{extra}");
+        assert!(items
+            .formula
+            .contains("L = 500 ns + 0.100 ns per work item"));
+        assert!(!fixed.formula.contains("per work item"));
     }
 
     #[test]

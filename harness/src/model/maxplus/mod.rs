@@ -42,7 +42,9 @@ pub mod weight;
 
 pub use error::MaxPlusError;
 pub use graph::{KernelGraph, NodeKind};
-pub use launch::{predict_iteration, predict_iteration_at_level, LaunchPlan, VariantTime};
+pub use launch::{
+    predict_iteration, predict_iteration_at_level, LaunchCost, LaunchPlan, VariantTime,
+};
 pub use matrix::Matrix;
 pub use models::{predict, ModelVariant, Prediction};
 pub use parameters::Parameters;
