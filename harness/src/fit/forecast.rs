@@ -394,30 +394,25 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
     let mut sum = [0.0; 3];
     let mut complete = forecast.skipped_phases.is_empty();
     for p in forecast.phases.iter_mut().filter(|p| p.name != "total") {
-        let bytes: Option<Vec<f64>> = window
-            .points
-            .iter()
-            .map(|pt| {
-                pt.phases
-                    .iter()
-                    .find(|ph| ph.name == p.name)
-                    .and_then(|ph| ph.bytes)
-                    .filter(|&b| b > 0)
-                    .map(|b| b as f64)
-            })
-            .collect();
+        // One value per size from the phase's median at that size, if every size has one.
+        let per_size = |value: &dyn Fn(&PhaseMedian) -> Option<f64>| -> Option<Vec<f64>> {
+            window
+                .points
+                .iter()
+                .map(|pt| {
+                    pt.phases
+                        .iter()
+                        .find(|ph| ph.name == p.name)
+                        .and_then(value)
+                })
+                .collect()
+        };
+        let bytes = per_size(&|ph| ph.bytes.filter(|&b| b > 0).map(|b| b as f64));
         // The medians' own noise, as a variance per point (σ from the 95 % half-width).
-        let noise: Option<Vec<f64>> = window
-            .points
-            .iter()
-            .map(|pt| {
-                pt.phases
-                    .iter()
-                    .find(|ph| ph.name == p.name)
-                    .and_then(|ph| ph.ci95_seconds)
-                    .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
-            })
-            .collect();
+        let noise = per_size(&|ph| {
+            ph.ci95_seconds
+                .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
+        });
         let mut estimate = match bytes {
             Some(b) if is_kernel_phase(&p.name) => {
                 per_byte_estimate(&p.fractal, &b, noise.as_deref(), target)

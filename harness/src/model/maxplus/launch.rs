@@ -253,10 +253,9 @@ mod tests {
     use super::*;
     use crate::model::maxplus::examples::shipped_graph;
 
-    #[test]
-    fn a_huge_iteration_is_refused_and_a_large_one_costs_no_more_than_a_small_one() {
-        let g = shipped_graph("sor_point");
-        let p = Parameters::from_pairs(&[
+    /// Plausible GPU values for the SOR point graph.
+    fn sor_parameters() -> Parameters {
+        Parameters::from_pairs(&[
             ("t", 4e-7),
             ("T", 5e-7),
             ("tau", 2e-9),
@@ -264,7 +263,13 @@ mod tests {
             ("dT", 3e-10),
             ("t_cache", 5e-8),
         ])
-        .expect("finite");
+        .expect("finite")
+    }
+
+    #[test]
+    fn a_huge_iteration_is_refused_and_a_large_one_costs_no_more_than_a_small_one() {
+        let g = shipped_graph("sor_point");
+        let p = sor_parameters();
         let err = predict_iteration(
             &g,
             LaunchPlan::AntiDiagonals,
@@ -306,15 +311,7 @@ mod tests {
     #[test]
     fn ext_level_charges_each_launch_its_work_items() {
         let g = shipped_graph("sor_point");
-        let p = Parameters::from_pairs(&[
-            ("t", 4e-7),
-            ("T", 5e-7),
-            ("tau", 2e-9),
-            ("dt", 1e-10),
-            ("dT", 3e-10),
-            ("t_cache", 5e-8),
-        ])
-        .expect("finite");
+        let p = sor_parameters();
         let at = |launch: LaunchCost| {
             predict_iteration_at_level(
                 &g,
