@@ -160,14 +160,8 @@ impl Series {
     /// The numbers a forecast needs: per size, each phase's median, its interval and
     /// launches, and the machine's drift over the rounds (from the totals' runs).
     pub fn medians(&self) -> SeriesMedians {
-        let rounds: Vec<&[f64]> = self
-            .points
-            .iter()
-            .map(|p| p.total.samples.as_slice())
-            .collect();
-        let totals: Vec<f64> = self.points.iter().map(|p| p.total.median_seconds).collect();
         SeriesMedians {
-            drift: crate::fit::drift::round_drift(&rounds, &totals),
+            drift: self.drift(),
             workload: self.workload.clone(),
             points: self
                 .points
@@ -189,6 +183,18 @@ impl Series {
                 })
                 .collect(),
         }
+    }
+
+    /// How far the machine's speed wandered from round to round, from the totals' runs
+    /// ([`crate::fit::drift::round_drift`]).
+    pub fn drift(&self) -> Option<f64> {
+        let rounds: Vec<&[f64]> = self
+            .points
+            .iter()
+            .map(|p| p.total.samples.as_slice())
+            .collect();
+        let totals: Vec<f64> = self.points.iter().map(|p| p.total.median_seconds).collect();
+        crate::fit::drift::round_drift(&rounds, &totals)
     }
 
     /// `<dir>/<device-slug>.series.<workload>[-<layout>]` (add `.json` / `.csv`).

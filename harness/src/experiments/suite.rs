@@ -280,7 +280,7 @@ impl Suite {
                         })
                     })
                     .collect();
-                let drift = v.series.medians().drift;
+                let drift = v.series.drift();
                 let mut notes = case.notes.clone();
                 if let Some(d) = drift {
                     notes.push(format!(
