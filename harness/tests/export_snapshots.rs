@@ -87,6 +87,7 @@ fn validation() -> Validation {
         windows: Vec::new(),
         calibrated_total_error: None,
         calibrated_windows: Vec::new(),
+        large_interleaved: true,
     }
 }
 

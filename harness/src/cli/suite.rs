@@ -197,12 +197,14 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
             .transpose()
             .map_err(anyhow::Error::msg)?;
         let workload = lookup(&stored.series.workload, layout)?;
-        let v = assess(
+        let interleaved = stored.large_interleaved;
+        let mut v = assess(
             workload.as_ref(),
             stored.series,
             stored.large,
             facts_for.as_ref(),
         )?;
+        v.large_interleaved = interleaved;
         let case = SuiteCase {
             workload: v.series.workload.clone(),
             layout: v.series.layout.clone(),

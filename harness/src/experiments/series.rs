@@ -393,8 +393,40 @@ pub fn run_series(
     sizes: &[usize],
     iterations: usize,
     plan: RepeatPlan,
-    mut progress: impl FnMut(&SeriesPoint),
+    progress: impl FnMut(&SeriesPoint),
 ) -> Result<Series, WorkloadError> {
+    run_series_beside(
+        workload,
+        layout,
+        device,
+        sizes,
+        &[],
+        iterations,
+        plan,
+        progress,
+    )
+    .map(|(series, _)| series)
+}
+
+/// [`run_series`], with the sizes `beside` (a validation's large sizes) measured inside the
+/// same rounds: each of the first `plan.min` rounds runs the series' sizes and then each of
+/// `beside` once (a, b, c, T, a, b, c, T, …). A machine that slows down or speeds up for a
+/// while then slows the sizes fitted and the sizes predicted alike, instead of only one of
+/// them; what is predicted still comes from the series alone. The first of `beside` has
+/// its warm-up run verified, the rest not (a large size's output is believed once one has
+/// been checked). Returns the series and one summarised point per size of `beside`, in the
+/// order given.
+#[allow(clippy::too_many_arguments)]
+pub fn run_series_beside(
+    workload: &dyn Workload,
+    layout: Option<String>,
+    device: &dyn Device,
+    sizes: &[usize],
+    beside: &[usize],
+    iterations: usize,
+    plan: RepeatPlan,
+    mut progress: impl FnMut(&SeriesPoint),
+) -> Result<(Series, Vec<SeriesPoint>), WorkloadError> {
     if sizes.is_empty() || plan.min == 0 {
         return Err(WorkloadError::Invalid(
             "a series needs at least one size and one repeat".into(),
@@ -404,7 +436,7 @@ pub fn run_series(
     let mut sorted = sizes.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    for &size in &sorted {
+    for &size in sorted.iter().chain(beside) {
         check_fits(workload, device, size)?;
     }
     // A warm-up run per size, verified: compilation and first-touch costs stay out of the
@@ -416,7 +448,11 @@ pub fn run_series(
             .verification
             .is_some();
     }
+    for (i, &size) in beside.iter().enumerate() {
+        workload.run(device, size, iterations, i == 0)?;
+    }
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
+    let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
     for round in 0..max {
         let mut ran = false;
         for (i, &size) in sorted.iter().enumerate() {
@@ -426,10 +462,20 @@ pub fn run_series(
             runs[i].push(workload.run(device, size, iterations, false)?);
             ran = true;
         }
+        if round < plan.min {
+            for (&size, runs) in beside.iter().zip(&mut beside_runs) {
+                runs.push(workload.run(device, size, iterations, false)?);
+            }
+        }
         if !ran {
             break;
         }
     }
+    let beside_points = beside
+        .iter()
+        .zip(&beside_runs)
+        .map(|(&size, runs)| summarise(size, runs))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut points = Vec::with_capacity(sorted.len());
     for (&size, runs) in sorted.iter().zip(&runs) {
         let point = summarise(size, runs)?;
@@ -446,7 +492,7 @@ pub fn run_series(
             )
         })
         .collect();
-    Ok(Series {
+    let series = Series {
         workload: workload.name().to_string(),
         layout,
         device: device.info().clone(),
@@ -463,5 +509,100 @@ pub fn run_series(
         spec: workload.stored_spec(),
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
-    })
+    };
+    Ok((series, beside_points))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::backend::host::HostDevice;
+    use crate::workloads::Verification;
+
+    /// A workload that only records which sizes ran, in order, and whether each was checked.
+    struct Recorder {
+        calls: RefCell<Vec<(usize, bool)>>,
+    }
+
+    impl Workload for Recorder {
+        fn name(&self) -> &str {
+            "recorder"
+        }
+
+        fn bytes_needed(&self, size: usize) -> u64 {
+            size as u64
+        }
+
+        fn run(
+            &self,
+            _device: &dyn Device,
+            size: usize,
+            iterations: usize,
+            verify: bool,
+        ) -> Result<RunResult, WorkloadError> {
+            self.calls.borrow_mut().push((size, verify));
+            let seconds = size as f64 * 1e-6;
+            Ok(RunResult {
+                workload: "recorder".into(),
+                size,
+                iterations,
+                phases: vec![PhaseTiming {
+                    name: "sweep".into(),
+                    seconds,
+                    count: 1,
+                    fraction: 1.0,
+                    bytes: None,
+                }],
+                total_seconds: seconds,
+                kernel_seconds: seconds,
+                verification: verify.then_some(Verification {
+                    max_abs_error: 0.0,
+                    max_rel_error: 0.0,
+                    tolerance: 1e-6,
+                    passed: true,
+                    against: None,
+                }),
+            })
+        }
+    }
+
+    #[test]
+    fn large_sizes_run_inside_the_series_rounds_after_its_sizes() {
+        let recorder = Recorder {
+            calls: RefCell::new(Vec::new()),
+        };
+        let (series, beside) = run_series_beside(
+            &recorder,
+            None,
+            &HostDevice::new(),
+            &[20, 10],
+            &[100],
+            1,
+            RepeatPlan::fixed(2),
+            |_| {},
+        )
+        .unwrap();
+        // Warm-ups (the series' sizes checked, then the large one checked), then two rounds
+        // of a, b, T.
+        assert_eq!(
+            *recorder.calls.borrow(),
+            vec![
+                (10, true),
+                (20, true),
+                (100, true),
+                (10, false),
+                (20, false),
+                (100, false),
+                (10, false),
+                (20, false),
+                (100, false),
+            ]
+        );
+        assert_eq!(series.points.len(), 2);
+        assert_eq!(beside.len(), 1);
+        assert_eq!(beside[0].size, 100);
+        assert_eq!(beside[0].total.samples.len(), 2);
+    }
 }

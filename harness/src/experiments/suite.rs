@@ -282,6 +282,11 @@ impl Suite {
                     .collect();
                 let drift = v.series.drift();
                 let mut notes = case.notes.clone();
+                if !v.large_interleaved {
+                    notes.push(
+                        "the target ran after the whole small series, not inside its rounds: a machine that changed speed between the two shifts every prediction".into(),
+                    );
+                }
                 if let Some(d) = drift {
                     notes.push(format!(
                         "the machine drifted ±{:.1} % (1 sd) from round to round of the small sizes; the calibrated interval allows ±{:.1} % for it",

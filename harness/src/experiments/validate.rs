@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::series::{read_json, run_series, summarise, RepeatPlan, Series, SeriesPoint};
+use super::series::{read_json, run_series_beside, RepeatPlan, Series, SeriesPoint};
 use crate::backend::Device;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::forecast::{
@@ -74,6 +74,11 @@ pub struct Validation {
     /// The calibrated variant's window and level factors for each large size.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calibrated_windows: Vec<LargeWindow>,
+    /// Whether the large sizes ran inside the small series' rounds (a, b, c, T, a, b, c, T,
+    /// …), so that the machine's drift hit the fitted and the predicted sizes alike; false
+    /// in files from before that (the large sizes ran after the whole series).
+    #[serde(default)]
+    pub large_interleaved: bool,
 }
 
 /// The window the calibration chose for one large size.
@@ -405,7 +410,8 @@ pub fn calibrated_forecast(
     )
 }
 
-/// Run the small series, then each large size `repeats` times, and compare. With
+/// Run the small series with each large size inside its rounds (`plan.min` runs each,
+/// [`run_series_beside`]), and compare. With
 /// `device_facts` (from the device's calibration) the windowed variant runs beside the
 /// paper's.
 #[allow(clippy::too_many_arguments)]
@@ -428,21 +434,22 @@ pub fn validate(
     for &size in large {
         check_fits(workload, device, size)?;
     }
-    let series = run_series(workload, layout, device, small, iterations, plan, |p| {
-        progress(&format!("small N = {} done", p.size))
-    })?;
-    let mut measured = Vec::new();
-    for &size in large {
-        // The warm-up run of the first large size is checked against the host: a large
-        // size's output is believed only once one has been verified.
-        workload.run(device, size, iterations, measured.is_empty())?;
-        let runs = (0..plan.min.max(1))
-            .map(|_| workload.run(device, size, iterations, false))
-            .collect::<Result<Vec<_>, _>>()?;
-        measured.push(summarise(size, &runs)?);
-        progress(&format!("large N = {size} done"));
+    let (series, measured) = run_series_beside(
+        workload,
+        layout,
+        device,
+        small,
+        large,
+        iterations,
+        plan,
+        |p| progress(&format!("small N = {} done", p.size)),
+    )?;
+    for point in &measured {
+        progress(&format!("large N = {} done", point.size));
     }
-    assess(workload, series, measured, device_facts)
+    let mut validation = assess(workload, series, measured, device_facts)?;
+    validation.large_interleaved = true;
+    Ok(validation)
 }
 
 /// Every variant's predictions of the `large` points from `series`, against what was
@@ -490,6 +497,7 @@ pub fn assess(
         calibrated_total_error: (!calibrated_totals.is_empty())
             .then(|| summary(&calibrated_totals)),
         calibrated_windows,
+        large_interleaved: false,
         rows,
     })
 }

@@ -643,6 +643,7 @@ mod tests {
             windows: Vec::new(),
             calibrated_total_error: None,
             calibrated_windows: Vec::new(),
+            large_interleaved: true,
             rows,
         }
     }
