@@ -30,6 +30,7 @@ fn series() -> Series {
         min_seconds: Some(t * 0.75),
         samples: vec![t, t * 1.25, t * 0.75],
         bytes: None,
+        items: None,
     };
     let point = |size: usize, t: f64| SeriesPoint {
         size,

@@ -412,6 +412,7 @@ mod tests {
                     count,
                     fraction: 0.0,
                     bytes: None,
+                    items: None,
                 })
                 .collect(),
             total_seconds: phases.iter().map(|p| p.1).sum(),
@@ -468,6 +469,7 @@ mod tests {
                         median_seconds: median,
                         count: 2,
                         bytes: None,
+                        items: None,
                         ci95_seconds: None,
                     }],
                     total_seconds: median,

@@ -38,6 +38,9 @@ pub struct PhasePoint {
     /// written once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// Work items the phase's launches run per run (their global sizes summed), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
 }
 
 /// The total of one size.
@@ -176,6 +179,7 @@ impl Series {
                             median_seconds: ph.median_seconds,
                             count: ph.count,
                             bytes: ph.bytes,
+                            items: ph.items,
                             ci95_seconds: Some(ph.ci95),
                         })
                         .collect(),
@@ -321,6 +325,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             min_seconds: Some(s.min),
             samples,
             bytes: phase.bytes,
+            items: phase.items,
         });
     }
     let point = |samples: Vec<f64>, what: &str| -> Result<TotalPoint, WorkloadError> {
@@ -554,6 +559,7 @@ mod tests {
                     count: 1,
                     fraction: 1.0,
                     bytes: None,
+                    items: None,
                 }],
                 total_seconds: seconds,
                 kernel_seconds: seconds,

@@ -391,6 +391,7 @@ pub fn calibrated_forecast(
             large as f64,
             &level_moves,
             device.launch_seconds,
+            device.launch_per_item_seconds,
         ) {
             Ok(f) => Some(f),
             Err(e) => {
@@ -583,6 +584,7 @@ mod tests {
         let device = DeviceFacts {
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
+            launch_per_item_seconds: crate::units::Seconds(0.0),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             transfers: Vec::new(),
@@ -603,6 +605,7 @@ mod tests {
         let device = DeviceFacts {
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
+            launch_per_item_seconds: crate::units::Seconds(0.0),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             transfers: Vec::new(),

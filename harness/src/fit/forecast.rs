@@ -22,6 +22,9 @@ pub struct PhaseMedian {
     pub count: u64,
     /// Bytes moved per run, where known.
     pub bytes: Option<u64>,
+    /// Work items its launches run, where known (a device's cost per work item is charged
+    /// on them, not moved between memory levels).
+    pub items: Option<u64>,
     /// The median's 95 % interval, seconds, where the repeats gave one.
     pub ci95_seconds: Option<[f64; 2]>,
 }
@@ -149,8 +152,9 @@ pub enum CalibratedMethod {
     /// as fixed costs are amortised; extrapolated along the line.
     Asymptote,
     /// The cost per byte rises across the window: the estimate is the geometric mean of
-    /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (the log-log
-    /// line), and the interval spans both.
+    /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (at the rate it
+    /// still rises over the three largest sizes), and the interval spans both and the
+    /// whole window's log-log line.
     Bracket,
     /// No bytes known (or a transfer or host step): the log-log line of the moved times.
     LogLog,
@@ -287,7 +291,7 @@ pub struct LevelMove {
 /// memory level as a roofline would: the kernel takes the longer of its measured work and the
 /// time its memory traffic takes at the target level's streaming rate:
 ///
-/// `w_i = T_i − k_i·L`, `T'_i = k_i·L + max(w_i, B_i / R(W_target))`
+/// `w_i = T_i − k_i·L − I_i·ℓ`, `T'_i = k_i·L + I_i·ℓ + max(w_i, B_i / R(W_target))`
 ///
 /// (written with the stored factors, `B_i / R(W_target) = w_i · e_i · g_i` with
 /// `e_i = B_i / (w_i · R(W_i))` and `g_i = R(W_i) / R(W_target)`), where B_i is the phase's
@@ -298,14 +302,18 @@ pub struct LevelMove {
 /// per byte at the target's transfer size over that at this size's); host steps do not move.
 /// Then the log-log fit and extrapolation of the windowed variant. A kernel whose traffic fits
 /// in its time even at the target's rate (compute- or latency-bound) keeps its time.
+/// I_i·ℓ is what the device charges per work item beyond the fixed launch cost (`per_item`,
+/// from the back-to-back launch line; I_i the phase's work items where the series recorded
+/// them): it is the same in every memory level, so it is not moved.
 pub fn forecast_calibrated(
     series: &SeriesMedians,
     target: f64,
     moves: &[LevelMove],
     launch: Seconds,
+    per_item: Seconds,
 ) -> Result<Forecast, FitError> {
     let fit = |overlap: Overlap| -> Result<Forecast, FitError> {
-        let window = move_to_target_level(series, moves, launch, overlap);
+        let window = move_to_target_level(series, moves, launch, per_item, overlap);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
         calibrate_estimates(&window, &mut forecast);
         Ok(forecast)
@@ -339,6 +347,7 @@ fn move_to_target_level(
     series: &SeriesMedians,
     moves: &[LevelMove],
     launch: Seconds,
+    per_item: Seconds,
     overlap: Overlap,
 ) -> SeriesMedians {
     let mut window = series.clone();
@@ -358,7 +367,8 @@ fn move_to_target_level(
             if !is_kernel_phase(&ph.name) {
                 continue;
             }
-            let offset = ph.count as f64 * launch.0;
+            let offset =
+                ph.count as f64 * launch.0 + ph.items.unwrap_or(0) as f64 * per_item.0.max(0.0);
             let work = ph.median_seconds - offset;
             if work > 0.0 {
                 // e_i·g_i: the traffic's time at the target's rate over the work's time.
@@ -496,7 +506,8 @@ fn per_byte_estimate(
         });
     }
     // The cost per byte rises across the window: saturation at the largest sizes' cost, or
-    // growth along the log-log line; both bound the estimate.
+    // growth at the rate it still rises at the top of the window; the estimate lies between
+    // them, and the interval reaches out to the log-log line of the whole window too.
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| bytes[a].total_cmp(&bytes[b]));
     let top = &order[n - 2..];
@@ -505,22 +516,51 @@ fn per_byte_estimate(
         return None;
     }
     let saturated = per_byte * bytes_at_target;
-    let growth = fractal.prediction_seconds - offset;
+    let whole = fractal.prediction_seconds - offset;
     let [g_lo, g_hi] = fractal.prediction_interval_seconds.map(|v| v - offset);
-    if growth <= 0.0 {
+    if whole <= 0.0 {
         return None;
     }
+    let growth = top_growth(&fractal.sizes, &work, bytes, &order[n - 3..], target)
+        .map_or(whole, |g| g * bytes_at_target)
+        .max(saturated);
     Some(CalibratedEstimate {
         method: CalibratedMethod::Bracket,
         prediction_seconds: (saturated * growth).sqrt() + offset,
         interval_seconds: [
             saturated.min(g_lo).max(0.0) + offset,
-            saturated.max(g_hi) + offset,
+            saturated.max(g_hi).max(growth) + offset,
         ],
         seconds_per_byte: Some(per_byte),
         fixed_seconds: None,
         bytes_at_target: Some(bytes_at_target),
     })
+}
+
+/// The cost per byte at `target`, grown from the largest of `top` (the window's largest sizes)
+/// along the power of N at which the cost per byte rises over `top`: `c_max·(N_t/N_max)^s`,
+/// s the slope of ln(w_i/B_i) against ln N_i over `top`, never below 0 (a rise that has
+/// stopped at the top of the window is saturation). `None` where a cost is not positive or
+/// the sizes give no line.
+fn top_growth(
+    sizes: &[f64],
+    work: &[f64],
+    bytes: &[f64],
+    top: &[usize],
+    target: f64,
+) -> Option<f64> {
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for &i in top {
+        let cost = work[i] / bytes[i];
+        if !(cost > 0.0 && sizes[i] > 0.0) {
+            return None;
+        }
+        xs.push(sizes[i].ln());
+        ys.push(cost.ln());
+    }
+    let slope = super::linear::fit_line(&xs, &ys).ok()?.slope.max(0.0);
+    let &largest = top.last()?;
+    Some(work[largest] / bytes[largest] * (target / sizes[largest]).powf(slope))
 }
 
 fn forecast_variant(
@@ -650,6 +690,7 @@ mod tests {
             median_seconds: t,
             count: LAUNCHES,
             bytes: None,
+            items: None,
             ci95_seconds: None,
         }];
         if with_upload {
@@ -658,6 +699,7 @@ mod tests {
                 median_seconds: 1e-6,
                 count: 1,
                 bytes: None,
+                items: None,
                 ci95_seconds: None,
             });
         }
@@ -743,7 +785,8 @@ mod tests {
             })
         };
         let target = 4096.0;
-        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH), Seconds(0.0))
+            .expect("fits");
         assert_eq!(f.variant, Variant::Calibrated);
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert!(
@@ -755,14 +798,15 @@ mod tests {
         // The upload is a transfer: not moved (and missing at two sizes, so not fitted).
         assert_eq!(f.skipped_phases.len(), 1);
         // Without the factors the same points bend the fit.
-        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
+        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH), Seconds(0.0))
+            .expect("fits");
         // A phase that does not say what it moves is not moved either.
         let mut silent = s.clone();
         for p in &mut silent.points {
             p.phases[0].bytes = None;
         }
-        let kept =
-            forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        let kept = forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH), Seconds(0.0))
+            .expect("fits");
         let total = kept
             .phases
             .iter()
@@ -786,6 +830,60 @@ mod tests {
     }
 
     #[test]
+    fn the_cost_per_work_item_is_not_moved_between_levels() {
+        // 1 ms per run: 2·10⁶ work items at 0.1 ns each (0.2 ms, the device's per-item
+        // launch cost) and 0.8 ms streaming 3.2 MB at the level's 4 GB/s (e = 1). At a
+        // level half as fast (g = 2) the traffic takes 1.6 ms and the items still 0.2 ms:
+        // 1.8 ms, however compute and traffic combine.
+        let p = SizeMedians {
+            size: 100,
+            phases: vec![PhaseMedian {
+                name: "k".into(),
+                median_seconds: 1e-3,
+                count: 1,
+                bytes: Some(3_200_000),
+                items: Some(2_000_000),
+                ci95_seconds: None,
+            }],
+            total_seconds: 1e-3,
+        };
+        let s = series(
+            [100, 200, 400]
+                .map(|size| SizeMedians { size, ..p.clone() })
+                .to_vec(),
+        );
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 4e9,
+            factor: 2.0,
+            transfer_factors: Vec::new(),
+        });
+        let total = |per_item: f64| {
+            let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0), Seconds(per_item))
+                .expect("fits");
+            let t = f
+                .phases
+                .into_iter()
+                .find(|p| p.name == "total")
+                .expect("total");
+            (t.prediction_seconds(), t.interval_seconds())
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let (at, [lo, hi]) = total(1e-10);
+        assert!(
+            close(at, 1.8e-3) && close(lo, 1.8e-3) && close(hi, 1.8e-3),
+            "{at} {lo} {hi}"
+        );
+        // Counted as traffic, the items' 0.2 ms would be moved too: the roofline gives
+        // 1.6 ms, one after the other 1.8 ms.
+        let (at, [lo, hi]) = total(0.0);
+        assert!(
+            close(at, 1.7e-3) && close(lo, 1.6e-3) && close(hi, 1.8e-3),
+            "{at} {lo} {hi}"
+        );
+    }
+
+    #[test]
     fn a_kernel_slows_only_where_its_traffic_outgrows_its_time() {
         // 1 ms of work (no launches) moving 1 MB at a level rate of 4 GB/s: its traffic takes
         // 0.25 ms (e = 0.25), 0.5 ms in a level half as fast (g = 2): still within 1 ms.
@@ -796,6 +894,7 @@ mod tests {
                 median_seconds: 1e-3,
                 count: 1,
                 bytes: Some(1_000_000),
+                items: None,
                 ci95_seconds: None,
             }],
             total_seconds: 1e-3,
@@ -817,7 +916,8 @@ mod tests {
         // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
         // 0.25 ms; the estimate is halfway, and the interval spans both.
         let total_of = |s: &SeriesMedians| {
-            let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
+            let f =
+                forecast_calibrated(s, 800.0, &moves, Seconds(0.0), Seconds(0.0)).expect("fits");
             let total = f
                 .phases
                 .into_iter()
@@ -876,6 +976,7 @@ mod tests {
                         median_seconds: work(n as f64),
                         count: 1,
                         bytes: Some(bytes(n as f64).round() as u64),
+                        items: None,
                         ci95_seconds: (noise > 0.0).then(|| {
                             let w = work(n as f64);
                             [w * (1.0 - noise), w * (1.0 + noise)]
@@ -895,7 +996,7 @@ mod tests {
                 transfer_factors: Vec::new(),
             })
             .collect();
-        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
+        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0), Seconds(0.0)).expect("fits")
     }
 
     #[test]
@@ -977,6 +1078,26 @@ mod tests {
             "{c:?}"
         );
         assert!(close(c.interval_seconds[0], saturated) && close(c.interval_seconds[1], growth));
+    }
+
+    #[test]
+    fn a_rise_that_stopped_at_the_top_of_the_window_is_saturation() {
+        // The cost per byte rises from N = 100 to 200 and is flat from there on: the estimate
+        // is the flat cost; the interval holds it and still reaches the whole window's
+        // log-log line.
+        let work = |n: f64| 1e-9 * 8.0 * n * n * (n.min(200.0) / 100.0).powf(0.5);
+        let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
+        let k = f.phases.iter().find(|p| p.name == "k").expect("k");
+        let c = k.calibrated.as_ref().expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Bracket);
+        let flat = work(3200.0);
+        let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-3;
+        assert!(close(c.prediction_seconds, flat), "{c:?} {flat}");
+        assert!(c.interval_seconds[0] <= flat, "{c:?}");
+        assert!(c.interval_seconds[1] > 1.2 * flat, "{c:?}");
+        // Under the old rule (the whole window's log-log line as the growth) the early rise
+        // was carried on to the target.
+        assert!(c.prediction_seconds < 0.9 * (flat * c.interval_seconds[1]).sqrt());
     }
 
     #[test]

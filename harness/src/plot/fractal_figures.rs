@@ -545,6 +545,7 @@ mod tests {
             min_seconds: None,
             samples,
             bytes: None,
+            items: None,
         }
     }
 

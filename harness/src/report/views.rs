@@ -625,6 +625,7 @@ mod tests {
                     count: 10,
                     fraction: 0.75,
                     bytes: Some(12_000_000),
+                    items: None,
                 },
                 PhaseTiming {
                     name: "upload".into(),
@@ -632,6 +633,7 @@ mod tests {
                     count: 2,
                     fraction: 0.25,
                     bytes: None,
+                    items: None,
                 },
             ],
             total_seconds: 0.0025,

@@ -20,6 +20,11 @@ pub struct PhaseTiming {
     /// launch), where the workload knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// Work items over all of the phase's launches (each launch's global size), where the
+    /// phase is kernel launches: a device that pays per work item (PoCL's work-group loop)
+    /// charges the phase that many times its cost per item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
 }
 
 impl PhaseTiming {
@@ -34,7 +39,8 @@ impl PhaseTiming {
 /// Accumulates phase times in first-seen order.
 #[derive(Debug, Default, Clone)]
 pub struct PhaseRecorder {
-    phases: Vec<(String, f64, u64, Option<u64>)>,
+    /// Each phase so far, in first-seen order (fractions are set by [`PhaseRecorder::finish`]).
+    phases: Vec<PhaseTiming>,
 }
 
 impl PhaseRecorder {
@@ -50,13 +56,33 @@ impl PhaseRecorder {
 
     /// Add one occurrence of `phase` taking `time` and moving `bytes` (if known).
     pub fn add_moving(&mut self, phase: &str, time: Seconds, bytes: Option<u64>) {
-        match self.phases.iter_mut().find(|(name, ..)| name == phase) {
+        self.add_launch(phase, time, bytes, None);
+    }
+
+    /// Add one occurrence of `phase` taking `time`, moving `bytes` and running `items` work
+    /// items (each where known; a phase knows its total only if every occurrence did).
+    pub fn add_launch(
+        &mut self,
+        phase: &str,
+        time: Seconds,
+        bytes: Option<u64>,
+        items: Option<u64>,
+    ) {
+        match self.phases.iter_mut().find(|p| p.name == phase) {
             Some(entry) => {
-                entry.1 += time.0;
-                entry.2 += 1;
-                entry.3 = entry.3.zip(bytes).map(|(a, b)| a + b);
+                entry.seconds += time.0;
+                entry.count += 1;
+                entry.bytes = entry.bytes.zip(bytes).map(|(a, b)| a + b);
+                entry.items = entry.items.zip(items).map(|(a, b)| a + b);
             }
-            None => self.phases.push((phase.to_string(), time.0, 1, bytes)),
+            None => self.phases.push(PhaseTiming {
+                name: phase.to_string(),
+                seconds: time.0,
+                count: 1,
+                fraction: 0.0,
+                bytes,
+                items,
+            }),
         }
     }
 
@@ -70,16 +96,13 @@ impl PhaseRecorder {
 
     /// The phases with their fractions, and the total in seconds.
     pub fn finish(&self) -> (Vec<PhaseTiming>, f64) {
-        let total: f64 = self.phases.iter().map(|p| p.1).sum();
+        let total: f64 = self.phases.iter().map(|p| p.seconds).sum();
         let phases = self
             .phases
             .iter()
-            .map(|(name, seconds, count, bytes)| PhaseTiming {
-                name: name.clone(),
-                seconds: *seconds,
-                count: *count,
-                fraction: if total > 0.0 { seconds / total } else { 0.0 },
-                bytes: *bytes,
+            .map(|p| PhaseTiming {
+                fraction: if total > 0.0 { p.seconds / total } else { 0.0 },
+                ..p.clone()
             })
             .collect();
         (phases, total)
@@ -101,5 +124,17 @@ mod tests {
         assert_eq!(phases[0].count, 2);
         assert!((phases[0].fraction - 0.4).abs() < 1e-12);
         assert!((phases[1].fraction - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn work_items_add_up_only_where_every_launch_knew_them() {
+        let mut r = PhaseRecorder::new();
+        r.add_launch("k", Seconds(1.0), Some(8), Some(100));
+        r.add_launch("k", Seconds(1.0), Some(8), Some(300));
+        r.add_launch("m", Seconds(1.0), None, Some(5));
+        r.add_launch("m", Seconds(1.0), None, None);
+        let (phases, _) = r.finish();
+        assert_eq!((phases[0].items, phases[0].bytes), (Some(400), Some(16)));
+        assert_eq!(phases[1].items, None);
     }
 }

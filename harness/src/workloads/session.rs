@@ -55,7 +55,8 @@ impl<'d> Session<'d> {
         bytes: Option<u64>,
     ) -> Result<(), WorkloadError> {
         let t = self.device.launch(&self.program, kernel, launch, args)?;
-        self.phases.add_moving(phase, t, bytes);
+        let items = launch.global.iter().map(|&g| g as u64).product();
+        self.phases.add_launch(phase, t, bytes, Some(items));
         Ok(())
     }
 
