@@ -829,6 +829,26 @@ mod tests {
         assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() > 0.1);
     }
 
+    /// The calibrated total at N = 800 of a series at N = 100, 200 and 400 whose sizes all
+    /// streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
+    /// cost and `per_item` seconds per work item; and its interval.
+    fn total_at_half_speed(s: &SeriesMedians, per_item: f64) -> (f64, [f64; 2]) {
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 4e9,
+            factor: 2.0,
+            transfer_factors: Vec::new(),
+        });
+        let f =
+            forecast_calibrated(s, 800.0, &moves, Seconds(0.0), Seconds(per_item)).expect("fits");
+        let total = f
+            .phases
+            .into_iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        (total.prediction_seconds(), total.interval_seconds())
+    }
+
     #[test]
     fn the_cost_per_work_item_is_not_moved_between_levels() {
         // 1 ms per run: 2·10⁶ work items at 0.1 ns each (0.2 ms, the device's per-item
@@ -852,22 +872,7 @@ mod tests {
                 .map(|size| SizeMedians { size, ..p.clone() })
                 .to_vec(),
         );
-        let moves = [100, 200, 400].map(|size| LevelMove {
-            size,
-            rate: 4e9,
-            factor: 2.0,
-            transfer_factors: Vec::new(),
-        });
-        let total = |per_item: f64| {
-            let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0), Seconds(per_item))
-                .expect("fits");
-            let t = f
-                .phases
-                .into_iter()
-                .find(|p| p.name == "total")
-                .expect("total");
-            (t.prediction_seconds(), t.interval_seconds())
-        };
+        let total = |per_item: f64| total_at_half_speed(&s, per_item);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let (at, [lo, hi]) = total(1e-10);
         assert!(
@@ -907,24 +912,9 @@ mod tests {
             },
             SizeMedians { size: 400, ..p },
         ]);
-        let moves = [100, 200, 400].map(|size| LevelMove {
-            size,
-            rate: 4e9,
-            factor: 2.0,
-            transfer_factors: Vec::new(),
-        });
         // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
         // 0.25 ms; the estimate is halfway, and the interval spans both.
-        let total_of = |s: &SeriesMedians| {
-            let f =
-                forecast_calibrated(s, 800.0, &moves, Seconds(0.0), Seconds(0.0)).expect("fits");
-            let total = f
-                .phases
-                .into_iter()
-                .find(|p| p.name == "total")
-                .expect("total");
-            (total.prediction_seconds(), total.interval_seconds())
-        };
+        let total_of = |s: &SeriesMedians| total_at_half_speed(s, 0.0);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let (at, [lo, hi]) = total_of(&s);
         assert!(close(at, 1.125e-3) && close(lo, 1e-3) && close(hi, 1.25e-3));
