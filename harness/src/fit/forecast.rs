@@ -829,6 +829,27 @@ mod tests {
         assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() > 0.1);
     }
 
+    /// One kernel phase `k` taking 1 ms per run at N = 100, 200 and 400 (no launches), moving
+    /// `bytes` and running `items` work items at each.
+    fn one_ms_series(bytes: u64, items: Option<u64>) -> SeriesMedians {
+        series(
+            [100, 200, 400]
+                .map(|size| SizeMedians {
+                    size,
+                    phases: vec![PhaseMedian {
+                        name: "k".into(),
+                        median_seconds: 1e-3,
+                        count: 1,
+                        bytes: Some(bytes),
+                        items,
+                        ci95_seconds: None,
+                    }],
+                    total_seconds: 1e-3,
+                })
+                .to_vec(),
+        )
+    }
+
     /// The calibrated total at N = 800 of a series at N = 100, 200 and 400 whose sizes all
     /// streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
     /// cost and `per_item` seconds per work item; and its interval.
@@ -855,23 +876,7 @@ mod tests {
         // launch cost) and 0.8 ms streaming 3.2 MB at the level's 4 GB/s (e = 1). At a
         // level half as fast (g = 2) the traffic takes 1.6 ms and the items still 0.2 ms:
         // 1.8 ms, however compute and traffic combine.
-        let p = SizeMedians {
-            size: 100,
-            phases: vec![PhaseMedian {
-                name: "k".into(),
-                median_seconds: 1e-3,
-                count: 1,
-                bytes: Some(3_200_000),
-                items: Some(2_000_000),
-                ci95_seconds: None,
-            }],
-            total_seconds: 1e-3,
-        };
-        let s = series(
-            [100, 200, 400]
-                .map(|size| SizeMedians { size, ..p.clone() })
-                .to_vec(),
-        );
+        let s = one_ms_series(3_200_000, Some(2_000_000));
         let total = |per_item: f64| total_at_half_speed(&s, per_item);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let (at, [lo, hi]) = total(1e-10);
@@ -892,26 +897,7 @@ mod tests {
     fn a_kernel_slows_only_where_its_traffic_outgrows_its_time() {
         // 1 ms of work (no launches) moving 1 MB at a level rate of 4 GB/s: its traffic takes
         // 0.25 ms (e = 0.25), 0.5 ms in a level half as fast (g = 2): still within 1 ms.
-        let p = SizeMedians {
-            size: 100,
-            phases: vec![PhaseMedian {
-                name: "k".into(),
-                median_seconds: 1e-3,
-                count: 1,
-                bytes: Some(1_000_000),
-                items: None,
-                ci95_seconds: None,
-            }],
-            total_seconds: 1e-3,
-        };
-        let s = series(vec![
-            p.clone(),
-            SizeMedians {
-                size: 200,
-                ..p.clone()
-            },
-            SizeMedians { size: 400, ..p },
-        ]);
+        let s = one_ms_series(1_000_000, None);
         // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
         // 0.25 ms; the estimate is halfway, and the interval spans both.
         let total_of = |s: &SeriesMedians| total_at_half_speed(s, 0.0);
