@@ -18,7 +18,7 @@ use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{
     choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice,
 };
-use crate::workloads::{check_fits, Workload, WorkloadError};
+use crate::workloads::{Workload, WorkloadError};
 
 /// One phase (or `total`) at one large size.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -431,9 +431,6 @@ pub fn validate(
         return Err(WorkloadError::Invalid(
             "give at least one --large size".into(),
         ));
-    }
-    for &size in large {
-        check_fits(workload, device, size)?;
     }
     let (series, measured) = run_series_beside(
         workload,
