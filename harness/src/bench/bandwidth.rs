@@ -13,7 +13,9 @@
 //! 8 MiB), which cancels the launch overhead; on a CPU, where an executor's later passes would
 //! find its block in its core's cache, a sample is one launch of one pass over data the
 //! previous launch left warm (what a kernel of that size gets, launch cost included). The
-//! bandwidth is the bytes moved over the median. Each kernel's output is checked against the
+//! working sets are measured in rounds (a few samples of each, then again from the smallest)
+//! so that drift of a shared machine reaches every point and its interval. The bandwidth is
+//! the bytes moved over the median. Each kernel's output is checked against the
 //! host after its measurement. The points are then grouped by the latency sweep's levels.
 //!
 //! **BabelStream.** copy, mul, add, triad and dot on 2^25 floats (fewer where the device
@@ -343,8 +345,16 @@ pub fn measure_bandwidth(
 ) -> Result<BandwidthSweep, BenchError> {
     let mut curves = Vec::new();
     let mut launched = 0;
+    // Strided (GPU): all executors sweep the array together, pass after pass, so 2k − k
+    // passes cancel the launch overhead. Blocked (CPU): each executor would run its passes
+    // over its own block, which then sits in its core's cache, so a sample is one launch of
+    // one pass, over data the previous launch left warm.
+    let difference = blocked(ctx) == 0;
     for kernel in StreamKernel::ALL {
-        let mut points = Vec::new();
+        // Every working set's arrays at once, measured in rounds over the working sets: on a
+        // shared machine the rate a cache level delivers drifts by a third within a minute,
+        // and a point measured in one burst of milliseconds would carry that moment's rate.
+        let mut sets = Vec::new();
         for &bytes in sizes {
             let n = bytes / (4 * kernel.arrays());
             if n == 0 {
@@ -352,29 +362,31 @@ pub fn measure_bandwidth(
             }
             let a = arrays(ctx, kernel, n)?;
             launched = a.executors;
-            let bytes_per_pass = n * 4 * kernel.arrays();
-            // Strided (GPU): all executors sweep the array together, pass after pass, so
-            // 2k − k passes cancel the launch overhead. Blocked (CPU): each executor would
-            // run its passes over its own block, which then sits in its core's cache, so a
-            // sample is one launch of one pass, over data the previous launch left warm.
-            let difference = blocked(ctx) == 0;
             let k = if difference {
-                passes_for(bytes_per_pass)
+                passes_for(n * 4 * kernel.arrays())
             } else {
                 1
             };
-            let name = format!("bandwidth_{}_s/{bytes}", kernel.name());
-            let m = ctx.measure(&name, || {
-                let short = run(ctx, kernel, &a, k)?;
-                if !difference {
-                    return Ok(short);
-                }
-                let long = run(ctx, kernel, &a, 2 * k)?;
-                Ok(long - short)
-            })?;
-            ctx.record(&name, &m);
-            check(ctx, kernel, &a, k)?;
-            let moved = (bytes_per_pass as f64) * f64::from(k);
+            sets.push((bytes, a, k));
+        }
+        let names: Vec<String> = sets
+            .iter()
+            .map(|(bytes, _, _)| format!("bandwidth_{}_s/{bytes}", kernel.name()))
+            .collect();
+        let measured = ctx.measure_in_rounds(&names, |i| {
+            let (_, a, k) = &sets[i];
+            let short = run(ctx, kernel, a, *k)?;
+            if !difference {
+                return Ok(short);
+            }
+            let long = run(ctx, kernel, a, 2 * k)?;
+            Ok(long - short)
+        })?;
+        let mut points = Vec::new();
+        for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(&sets) {
+            ctx.record(name, m);
+            check(ctx, kernel, a, *k)?;
+            let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
             let gbps = |seconds: f64| {
                 if seconds > 0.0 {
                     moved / seconds * 1e-9
@@ -387,10 +399,10 @@ pub fn measure_bandwidth(
                 continue;
             }
             points.push(BandwidthPoint {
-                working_set_bytes: bytes,
+                working_set_bytes: *bytes,
                 gbps: gbps(m.summary.median),
                 ci95_gbps: [gbps(m.summary.ci95[1]), gbps(m.summary.ci95[0])],
-                passes: k,
+                passes: *k,
                 outliers: m.summary.outliers,
             });
         }

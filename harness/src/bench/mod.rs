@@ -136,6 +136,19 @@ impl<'d> BenchContext<'d> {
         sampling::measure(&self.plan, name, run)
     }
 
+    /// Measure several quantities in rounds ([`sampling::measure_in_rounds`]); `run(i)`
+    /// takes one sample of `names[i]`.
+    pub fn measure_in_rounds(
+        &self,
+        names: &[String],
+        run: impl FnMut(usize) -> Result<f64, BenchError>,
+    ) -> Result<Vec<Measured>, BenchError> {
+        if let Some(first) = names.first() {
+            self.progress.set_message(format!("{first} … in rounds"));
+        }
+        sampling::measure_in_rounds(&self.plan, names, run)
+    }
+
     /// Keep the raw samples of `measured` under `name` for the calibration file.
     pub fn record(&mut self, name: &str, measured: &Measured) {
         self.samples

@@ -89,6 +89,64 @@ pub fn measure(
     })
 }
 
+/// Samples each quantity takes per round of [`measure_in_rounds`].
+const SAMPLES_PER_ROUND: usize = 2;
+/// Rounds [`measure_in_rounds`] always takes.
+const MIN_ROUNDS: usize = 3;
+
+/// Several quantities measured in rounds — every quantity a few samples, then the next, then
+/// again from the first (a, b, c, a, b, c, …) — so that a slow spell of a shared machine
+/// lands on all of them alike instead of on whichever was being measured, and each
+/// quantity's interval shows the drift over the whole measurement, not one moment of it.
+/// `run(i)` takes one sample of quantity `i`; each visit starts with `plan.warmup` (at least
+/// one) discarded runs, since the runs before it were of another quantity. Rounds continue
+/// until every quantity has `plan.min_runs` samples over at least three rounds and its CI
+/// target is met, or a quantity reaches `plan.max_runs`, or `plan.max_seconds` per quantity
+/// have passed.
+pub fn measure_in_rounds(
+    plan: &SamplingPlan,
+    names: &[String],
+    mut run: impl FnMut(usize) -> Result<f64, BenchError>,
+) -> Result<Vec<Measured>, BenchError> {
+    let start = std::time::Instant::now();
+    let budget = plan.max_seconds * names.len() as f64;
+    let mut samples = vec![Vec::new(); names.len()];
+    let mut rounds = 0;
+    loop {
+        for (i, samples) in samples.iter_mut().enumerate() {
+            for _ in 0..plan.warmup.max(1) {
+                run(i)?;
+            }
+            for _ in 0..SAMPLES_PER_ROUND {
+                samples.push(run(i)?);
+            }
+        }
+        rounds += 1;
+        let summaries = names
+            .iter()
+            .zip(&samples)
+            .map(|(name, s)| Summary::new(s).map_err(|source| stats_err(name, source)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let enough = rounds >= MIN_ROUNDS && samples.iter().all(|s| s.len() >= plan.min_runs);
+        let converged = summaries
+            .iter()
+            .all(|m| m.relative_half_width() <= plan.target_relative_ci);
+        let capped = samples.iter().any(|s| s.len() >= plan.max_runs)
+            || start.elapsed().as_secs_f64() > budget;
+        if enough && (converged || capped) {
+            return Ok(summaries
+                .into_iter()
+                .zip(samples)
+                .map(|(summary, samples)| Measured {
+                    converged: summary.relative_half_width() <= plan.target_relative_ci,
+                    summary,
+                    samples,
+                })
+                .collect());
+        }
+    }
+}
+
 fn stats_err(name: &str, source: crate::fit::stats::StatsError) -> BenchError {
     BenchError::Stats {
         what: name.to_string(),
@@ -105,6 +163,46 @@ mod tests {
         let m = measure(&SamplingPlan::full(), "x", || Ok(1.0)).unwrap();
         assert!(m.converged);
         assert_eq!(m.samples.len(), 10);
+    }
+
+    #[test]
+    fn rounds_visit_every_quantity_in_turn_with_a_warm_up_each_time() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let mut order = Vec::new();
+        let measured = measure_in_rounds(&SamplingPlan::full(), &names, |i| {
+            order.push(i);
+            Ok(1.0 + i as f64)
+        })
+        .unwrap();
+        // full: 2 warm-ups and 2 samples per visit; 10 samples each need 5 rounds.
+        assert_eq!(order.len(), 5 * 2 * 4);
+        assert_eq!(&order[..8], &[0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(&order[8..12], &[0, 0, 0, 0]);
+        assert_eq!(measured[0].samples.len(), 10);
+        assert_eq!(measured[1].summary.median, 2.0);
+        assert!(measured.iter().all(|m| m.converged));
+    }
+
+    #[test]
+    fn a_drifting_quantity_is_sampled_until_the_cap_and_says_so() {
+        let names = vec!["steady".to_string(), "drifting".to_string()];
+        let plan = SamplingPlan {
+            max_runs: 20,
+            ..SamplingPlan::full()
+        };
+        let mut k = 0u32;
+        let measured = measure_in_rounds(&plan, &names, |i| {
+            k += 1;
+            Ok(if i == 1 && k.is_multiple_of(2) {
+                3.0
+            } else {
+                1.0
+            })
+        })
+        .unwrap();
+        assert_eq!(measured[1].samples.len(), 20);
+        assert!(measured[0].converged);
+        assert!(!measured[1].converged);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! workload ([`GRAPH_KERNELS`]). The prediction of an iteration sums its launches: a launch of
 //! I instances of s dependent steps each takes s·⌈I/n⌉ rounds of the graph's time. The
 //! measured time is the median over repeats of the kernel phases' device time per iteration
-//! (other phases, such as EPS resets and transposes, are not what the graph describes).
+//! (other phases, such as EPS resets and transposes, are not what the graph describes); the
+//! repeats run in rounds over all sizes, as the fractal series do.
 
 use serde::{Deserialize, Serialize};
 
@@ -184,8 +185,8 @@ pub fn validate_maxplus(
     }
     let parameters = options.inputs.parameters(&[]).map_err(model_error)?;
     let workload = lookup(kernel.workload, kernel.layout)?;
-    let mut rows = Vec::new();
     let mut skipped = Vec::new();
+    let mut planned = Vec::new();
     for &size in &options.sizes {
         if let Err(e) = crate::workloads::check_fits(workload.as_ref(), device, size) {
             skipped.push(format!("N = {size}: {e}"));
@@ -223,7 +224,19 @@ pub fn validate_maxplus(
                 .map_err(model_error)?,
             );
         }
-        let measured = measure(workload.as_ref(), kernel, device, size, options)?;
+        planned.push((size, predictions));
+    }
+    let sizes: Vec<usize> = planned.iter().map(|(size, _)| *size).collect();
+    let measured = measure(
+        workload.as_ref(),
+        kernel,
+        device,
+        &sizes,
+        options,
+        &mut progress,
+    )?;
+    let mut rows = Vec::new();
+    for ((size, predictions), measured) in planned.into_iter().zip(measured) {
         let launches = kernel.plan.launches(size);
         let errors = predictions
             .iter()
@@ -268,33 +281,52 @@ fn model_error(e: MaxPlusError) -> WorkloadError {
     WorkloadError::Invalid(e.to_string())
 }
 
-/// A verified warm-up run, then `repeats` timed runs; the kernel phases per iteration.
+/// A verified warm-up run of every size, then `repeats` rounds that each run every size once
+/// (a, b, c, a, b, c, …), so that a slow spell of a shared machine lands on all sizes alike
+/// rather than on whichever size was being measured; per size, the kernel phases per
+/// iteration.
 fn measure(
     workload: &dyn Workload,
     kernel: &GraphKernel,
     device: &dyn Device,
-    size: usize,
+    sizes: &[usize],
     options: &MaxPlusRunOptions,
-) -> Result<Summary, WorkloadError> {
-    workload.run(device, size, options.iterations, true)?;
-    let mut samples = Vec::with_capacity(options.repeats);
-    for _ in 0..options.repeats {
-        let run = workload.run(device, size, options.iterations, false)?;
-        let seconds: f64 = run
-            .phases
-            .iter()
-            .filter(|p| kernel.phases.contains(&p.name.as_str()))
-            .map(|p| p.seconds)
-            .sum();
-        if seconds <= 0.0 {
-            return Err(WorkloadError::Invalid(format!(
-                "{} at N = {size}: no time recorded in phases {:?}",
-                kernel.workload, kernel.phases
-            )));
-        }
-        samples.push(seconds / options.iterations as f64);
+    progress: &mut impl FnMut(&str),
+) -> Result<Vec<Summary>, WorkloadError> {
+    for &size in sizes {
+        workload.run(device, size, options.iterations, true)?;
     }
-    Summary::new(&samples).map_err(|e| WorkloadError::Invalid(format!("N = {size}: {e}")))
+    let mut samples = vec![Vec::with_capacity(options.repeats); sizes.len()];
+    for round in 1..=options.repeats {
+        progress(&format!(
+            "round {round} of {} over {} sizes",
+            options.repeats,
+            sizes.len()
+        ));
+        for (&size, samples) in sizes.iter().zip(&mut samples) {
+            let run = workload.run(device, size, options.iterations, false)?;
+            let seconds: f64 = run
+                .phases
+                .iter()
+                .filter(|p| kernel.phases.contains(&p.name.as_str()))
+                .map(|p| p.seconds)
+                .sum();
+            if seconds <= 0.0 {
+                return Err(WorkloadError::Invalid(format!(
+                    "{} at N = {size}: no time recorded in phases {:?}",
+                    kernel.workload, kernel.phases
+                )));
+            }
+            samples.push(seconds / options.iterations as f64);
+        }
+    }
+    sizes
+        .iter()
+        .zip(&samples)
+        .map(|(size, samples)| {
+            Summary::new(samples).map_err(|e| WorkloadError::Invalid(format!("N = {size}: {e}")))
+        })
+        .collect()
 }
 
 fn variant_errors(rows: &[MaxPlusRow]) -> Vec<VariantError> {
