@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError, Measured};
 use crate::backend::{download_u32, upload_u32, Arg, Buffer, Launch};
+use crate::fit::stats::Summary;
 
 /// Bytes between consecutive nodes of the ring: one GPU cache line.
 pub const NODE_BYTES: usize = 128;
@@ -274,18 +275,54 @@ pub fn write_latency_at(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Meas
     let name = format!("write_latency_s/{bytes}");
     // Each sample walks 6s fresh steps: 2s + s with stores, then 2s + s without.
     let mut sample = 0u64;
-    let m = ctx.measure(&name, || {
-        sample += 1;
-        let at = |k: u64| r.start(6 * sample + k, steps);
-        let store = (store_time(ctx, at(0), 2 * steps)? - store_time(ctx, at(2), steps)?)
-            / f64::from(steps);
-        let load = (chase_time(ctx, &r, at(3), 2 * steps)? - chase_time(ctx, &r, at(5), steps)?)
-            / f64::from(steps);
-        Ok(store - load)
-    })?;
-    ctx.record(&name, &m);
-    Ok(m)
+    let mut pooled: Vec<f64> = Vec::new();
+    // T is a difference of two chases; on a busy CPU one batch of samples may leave it inside
+    // the noise (its interval reaching zero). Then more batches are pooled with it, up to
+    // WRITE_LATENCY_BATCHES, and a T that never clears zero is an error, not a parameter.
+    let mut batch = 0;
+    loop {
+        batch += 1;
+        let m = ctx.measure(&name, || {
+            sample += 1;
+            let at = |k: u64| r.start(6 * sample + k, steps);
+            let store = (store_time(ctx, at(0), 2 * steps)? - store_time(ctx, at(2), steps)?)
+                / f64::from(steps);
+            let load = (chase_time(ctx, &r, at(3), 2 * steps)?
+                - chase_time(ctx, &r, at(5), steps)?)
+                / f64::from(steps);
+            Ok(store - load)
+        })?;
+        pooled.extend(&m.samples);
+        let summary = Summary::new(&pooled).map_err(|source| BenchError::Stats {
+            what: name.clone(),
+            source,
+        })?;
+        let resolved = summary.ci95[0] > 0.0;
+        if resolved || batch == WRITE_LATENCY_BATCHES {
+            if summary.median <= 0.0 {
+                return Err(BenchError::Unresolved {
+                    what: format!("the write latency T at {bytes} bytes"),
+                    detail: format!(
+                        "the store-and-fence chase was not slower than the plain chase \
+                         (median difference {:.3} ns over {} samples); rerun on a quieter machine",
+                        summary.median * 1e9,
+                        pooled.len()
+                    ),
+                });
+            }
+            let m = Measured {
+                converged: m.converged && resolved,
+                summary,
+                samples: pooled,
+            };
+            ctx.record(&name, &m);
+            return Ok(m);
+        }
+    }
 }
+
+/// Batches of samples the write latency may pool before it is declared unresolved.
+const WRITE_LATENCY_BATCHES: usize = 4;
 
 fn verify_chase_store(
     ctx: &BenchContext<'_>,

@@ -53,6 +53,14 @@ pub enum BenchError {
         /// Why.
         source: LinearFitError,
     },
+    /// A difference of two timings stayed within the noise, so the quantity is unresolved.
+    #[error("{what} could not be resolved from the noise: {detail}")]
+    Unresolved {
+        /// What was measured.
+        what: String,
+        /// The numbers that show it.
+        detail: String,
+    },
     /// The user interrupted the run.
     #[error("interrupted")]
     Interrupted,

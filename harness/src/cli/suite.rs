@@ -197,14 +197,13 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
             .transpose()
             .map_err(anyhow::Error::msg)?;
         let workload = lookup(&stored.series.workload, layout)?;
-        let interleaved = stored.large_interleaved;
-        let mut v = assess(
+        let v = assess(
             workload.as_ref(),
             stored.series,
             stored.large,
             facts_for.as_ref(),
+            stored.large_interleaved,
         )?;
-        v.large_interleaved = interleaved;
         let case = SuiteCase {
             workload: v.series.workload.clone(),
             layout: v.series.layout.clone(),

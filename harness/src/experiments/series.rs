@@ -165,6 +165,7 @@ impl Series {
     pub fn medians(&self) -> SeriesMedians {
         SeriesMedians {
             drift: self.drift(),
+            drift_shared: None,
             workload: self.workload.clone(),
             points: self
                 .points
@@ -187,6 +188,16 @@ impl Series {
                 })
                 .collect(),
         }
+    }
+
+    /// The rounds every size ran (the runs of the size with fewest), which [`Self::drift`]
+    /// is taken over.
+    pub fn common_rounds(&self) -> usize {
+        self.points
+            .iter()
+            .map(|p| p.total.samples.len())
+            .min()
+            .unwrap_or(0)
     }
 
     /// How far the machine's speed wandered from round to round, from the totals' runs

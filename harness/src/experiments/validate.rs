@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::series::{read_json, run_series_beside, RepeatPlan, Series, SeriesPoint};
 use crate::backend::Device;
 use crate::export::{json, ExportError, Exportable, Table};
+use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
     forecast, forecast_calibrated, forecast_windowed, is_kernel_phase, Forecast, LevelMove, Variant,
 };
@@ -331,11 +332,15 @@ pub fn windowed_forecast(
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
 /// unflagged, not overhead-dominated small size, moved to the large size's memory level by
 /// the calibrated streaming rates; or a note saying why there is none.
+///
+/// `shared`: the rounds the target ran in with the window, where it ran inside them
+/// ([`run_series_beside`]); its interval then allows for less of the machine's drift.
 pub fn calibrated_forecast(
     workload: &dyn Workload,
     series: &Series,
     device: &DeviceFacts,
     large: usize,
+    shared: Option<SharedRounds>,
 ) -> (LargeWindow, Option<Forecast>) {
     let facts = size_facts(workload, series);
     let target_bytes = workload.bytes_needed(large);
@@ -386,8 +391,10 @@ pub fn calibrated_forecast(
         ));
         None
     } else {
+        let mut medians = series.medians();
+        medians.drift_shared = shared;
         match forecast_calibrated(
-            &series.medians(),
+            &medians,
             large as f64,
             &level_moves,
             device.launch_seconds,
@@ -445,19 +452,19 @@ pub fn validate(
     for point in &measured {
         progress(&format!("large N = {} done", point.size));
     }
-    let mut validation = assess(workload, series, measured, device_facts)?;
-    validation.large_interleaved = true;
-    Ok(validation)
+    assess(workload, series, measured, device_facts, true)
 }
 
 /// Every variant's predictions of the `large` points from `series`, against what was
 /// measured there: the rows and summaries of a [`Validation`]. Needs no device, so stored
-/// measurements can be assessed again (`harness validate-suite --from`).
+/// measurements can be assessed again (`harness validate-suite --from`). `interleaved`: the
+/// large points ran inside the series' rounds ([`Validation::large_interleaved`]).
 pub fn assess(
     workload: &dyn Workload,
     series: Series,
     large: Vec<SeriesPoint>,
     device_facts: Option<&DeviceFacts>,
+    interleaved: bool,
 ) -> Result<Validation, WorkloadError> {
     let mut rows = Vec::new();
     let mut windows = Vec::new();
@@ -472,7 +479,11 @@ pub fn assess(
             let (window, wf) = windowed_forecast(workload, &series, d, size);
             rows.extend(wf.iter().flat_map(|wf| rows_for(wf, point)));
             windows.push(window);
-            let (window, cf) = calibrated_forecast(workload, &series, d, size);
+            let shared = interleaved.then(|| SharedRounds {
+                window: series.common_rounds(),
+                target: point.total.samples.len(),
+            });
+            let (window, cf) = calibrated_forecast(workload, &series, d, size, shared);
             rows.extend(cf.iter().flat_map(|cf| rows_for(cf, point)));
             calibrated_windows.push(window);
         }
@@ -495,7 +506,7 @@ pub fn assess(
         calibrated_total_error: (!calibrated_totals.is_empty())
             .then(|| summary(&calibrated_totals)),
         calibrated_windows,
-        large_interleaved: false,
+        large_interleaved: interleaved,
         rows,
     })
 }

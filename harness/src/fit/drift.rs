@@ -4,10 +4,11 @@
 //! (another tenant, a frequency change) slows every size of one round alike. Each round's
 //! common factor — the mean over the sizes of log(run time / the size's median) — is the
 //! machine's state during that round; their spread says how far the machine's speed wanders
-//! from one stretch of time to the next. A prediction is checked against a run made at another
-//! time than the window's, so its interval must allow for that wander; the prediction
-//! interval of a fit through the medians does not see it (five medians can sit on a line to
-//! 0.1 % while whole rounds differ by 20 %).
+//! from one stretch of time to the next. A prediction checked against a run made at another
+//! time than the window's must allow for all of that wander, one whose target ran inside the
+//! window's rounds only for how far the medians can sit from the rounds' common state
+//! ([`drift_allowance`]); the prediction interval of a fit through the medians does not see
+//! it (five medians can sit on a line to 0.1 % while whole rounds differ by 20 %).
 
 /// The sample standard deviation of the rounds' common log factor, as a relative spread
 /// (0.05: a round runs about 5 % faster or slower than the typical one).
@@ -41,6 +42,35 @@ pub fn round_drift(rounds: &[&[f64]], medians: &[f64]) -> Option<f64> {
     let mean = factors.iter().sum::<f64>() / common as f64;
     let var = factors.iter().map(|f| (f - mean).powi(2)).sum::<f64>() / (common - 1) as f64;
     Some(var.sqrt())
+}
+
+/// How a prediction's target was measured relative to the window's rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedRounds {
+    /// Rounds every window size ran.
+    pub window: usize,
+    /// Runs of the target, one per round, inside the same rounds.
+    pub target: usize,
+}
+
+/// The relative spread a prediction's interval must allow for a round-to-round drift `d`
+/// (one standard deviation, [`round_drift`]).
+///
+/// When the target ran at another time than the window (`shared` is `None`), the machine may
+/// be in any of its states for either: the whole `d`. When the target ran inside the window's
+/// rounds, a round's slow spell slows both alike, and what is left is how far each median
+/// over its rounds can sit from the rounds' common state: at most, as if the two medians were
+/// independent, 1.25·d·√(1/R_window + 1/R_target) (1.25/√R: the spread of a median of R
+/// samples over that of one sample, for normal data). The window's medians share their
+/// rounds, so the window counts as one median whatever its number of sizes.
+pub fn drift_allowance(d: f64, shared: Option<SharedRounds>) -> f64 {
+    match shared {
+        Some(r) if r.window > 0 && r.target > 0 => {
+            let (w, t) = (r.window as f64, r.target as f64);
+            (1.25 * d * (1.0 / w + 1.0 / t).sqrt()).min(d)
+        }
+        _ => d,
+    }
 }
 
 /// Widen a 95 % interval `[lo, hi]` around `estimate` by a relative drift `d` (one standard
@@ -99,6 +129,30 @@ mod tests {
         let refs: Vec<&[f64]> = bad.iter().map(|r| r.as_slice()).collect();
         assert_eq!(round_drift(&refs, &[1.0]), None);
         assert_eq!(round_drift(&[], &[]), None);
+    }
+
+    #[test]
+    fn a_target_inside_the_rounds_allows_for_the_medians_spread_only() {
+        // Another time: all of it.
+        assert_eq!(drift_allowance(0.2, None), 0.2);
+        // Five rounds each: 1.25 · 0.2 · √(2/5).
+        let shared = SharedRounds {
+            window: 5,
+            target: 5,
+        };
+        let want = 1.25 * 0.2 * (0.4f64).sqrt();
+        assert!((drift_allowance(0.2, Some(shared)) - want).abs() < 1e-12);
+        // Never more than the whole drift (R = 1 or 2), and nothing from no rounds.
+        let one = SharedRounds {
+            window: 1,
+            target: 1,
+        };
+        assert_eq!(drift_allowance(0.2, Some(one)), 0.2);
+        let none = SharedRounds {
+            window: 0,
+            target: 5,
+        };
+        assert_eq!(drift_allowance(0.2, Some(none)), 0.2);
     }
 
     #[test]

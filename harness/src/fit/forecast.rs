@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::baselines::{fit_power_offset, polynomial_baselines, PowerOffsetOptions};
-use super::drift::widen_for_drift;
+use super::drift::{drift_allowance, widen_for_drift, SharedRounds};
 use super::fit_error::FitError;
 use super::fractal::{fit_power_law, fit_power_law_with_offset, window_warnings, FractalFit};
 use super::phases::{predict_application, AppPrediction, PhaseOptions, PhaseSeries};
@@ -51,6 +51,10 @@ pub struct SeriesMedians {
     /// standard deviation, relative: [`super::drift::round_drift`]); `None` where the
     /// repeats do not say. The `calibrated` variant widens its intervals by it.
     pub drift: Option<f64>,
+    /// Whether the target is measured inside the window's rounds, and in how many: then the
+    /// intervals allow only for the medians' spread about the rounds' common state
+    /// ([`super::drift::drift_allowance`]). `None`: the target runs at another time.
+    pub drift_shared: Option<SharedRounds>,
 }
 
 /// Which prediction recipe made a forecast.
@@ -435,8 +439,11 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
             p.fractal.prediction_interval_seconds,
         ));
         if let Some(d) = window.drift {
-            estimate.interval_seconds =
-                widen_for_drift(estimate.prediction_seconds, estimate.interval_seconds, d);
+            estimate.interval_seconds = widen_for_drift(
+                estimate.prediction_seconds,
+                estimate.interval_seconds,
+                drift_allowance(d, window.drift_shared),
+            );
         }
         sum[0] += estimate.prediction_seconds;
         sum[1] += estimate.interval_seconds[0];
@@ -715,6 +722,7 @@ mod tests {
             workload: "synthetic".into(),
             points,
             drift: None,
+            drift_shared: None,
         }
     }
 
@@ -934,13 +942,13 @@ mod tests {
     }
 
     /// [`one_phase`] with each median's 95 % interval ±`noise` (relative) and the series'
-    /// round-to-round `drift`.
+    /// round-to-round `drift` (with the rounds the target shared, if it did).
     fn one_phase_noisy(
         sizes: &[usize],
         work: impl Fn(f64) -> f64,
         bytes: impl Fn(f64) -> f64,
         noise: f64,
-        drift: Option<f64>,
+        drift: Option<(f64, Option<SharedRounds>)>,
     ) -> Forecast {
         let mut s = series(
             sizes
@@ -962,7 +970,8 @@ mod tests {
                 })
                 .collect(),
         );
-        s.drift = drift;
+        s.drift = drift.map(|(d, _)| d);
+        s.drift_shared = drift.and_then(|(_, shared)| shared);
         let moves: Vec<LevelMove> = sizes
             .iter()
             .map(|&size| LevelMove {
@@ -1024,14 +1033,57 @@ mod tests {
         let least = crate::fit::linear::t_quantile_95(3) * (mean_var * 1.2).sqrt();
         assert!(hi - at > least && at - lo > least, "{lo} {at} {hi} {least}");
         // A machine drifting 10 % from round to round: each side at least 1.96 × 10 %.
-        let (at, [lo, hi]) = interval(&one_phase_noisy(&sizes, work, bytes, 0.0, Some(0.10)));
+        let (at, [lo, hi]) = interval(&one_phase_noisy(
+            &sizes,
+            work,
+            bytes,
+            0.0,
+            Some((0.10, None)),
+        ));
         let side = ((0.196 * at).powi(2) + (hi0 - exact).powi(2)).sqrt();
         assert!(((hi - at) - side).abs() < 1e-12 * at, "{hi} {at} {side}");
         assert!(at - lo >= 0.196 * at * (1.0 - 1e-12));
         // The total (the sum of its one phase) carries the same interval.
-        let f = one_phase_noisy(&sizes, work, bytes, 0.0, Some(0.10));
+        let f = one_phase_noisy(&sizes, work, bytes, 0.0, Some((0.10, None)));
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert_eq!(total.interval_seconds(), [lo, hi]);
+    }
+
+    #[test]
+    fn a_target_inside_the_rounds_widens_by_the_medians_share_of_the_drift() {
+        let work = |n: f64| 1e-9 * 8.0 * n * n + 20e-6;
+        let sizes = [100, 141, 200, 283, 400];
+        let bytes = |n: f64| 8.0 * n * n;
+        let upper = |f: &Forecast| {
+            let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+            (total.prediction_seconds(), total.interval_seconds()[1])
+        };
+        let (exact, hi0) = upper(&one_phase(&sizes, work, bytes));
+        let (apart, far) = upper(&one_phase_noisy(
+            &sizes,
+            work,
+            bytes,
+            0.0,
+            Some((0.10, None)),
+        ));
+        let shared = SharedRounds {
+            window: 8,
+            target: 8,
+        };
+        let (inside, near) = upper(&one_phase_noisy(
+            &sizes,
+            work,
+            bytes,
+            0.0,
+            Some((0.10, Some(shared))),
+        ));
+        assert_eq!(exact, apart, "the estimate does not move");
+        assert_eq!(exact, inside, "the estimate does not move");
+        // Apart in time: 1.96 · 10 %. Inside eight shared rounds: 1.96 · 1.25 · 10 % · √(2/8)
+        // = 1.96 · 6.25 %, each in quadrature with the line's own (near zero) half-width.
+        let side = |d: f64| ((1.96 * d * exact).powi(2) + (hi0 - exact).powi(2)).sqrt();
+        assert!(((far - exact) - side(0.10)).abs() < 1e-12 * exact);
+        assert!(((near - exact) - side(0.0625)).abs() < 1e-12 * exact);
     }
 
     #[test]
