@@ -20,7 +20,8 @@
 //!
 //! **BabelStream.** copy, mul, add, triad and dot on 2^25 floats (fewer where the device
 //! cannot hold three such arrays), launched as BabelStream launches them (one element per
-//! executor; dot with partial sums of 256 products each), in BabelStream's order for 100
+//! executor and, as in BabelStream, no bounds check: the arrays hold a whole number of
+//! work-groups; dot with partial sums of 256 products each), in BabelStream's order for 100
 //! iterations (20 with `--quick`; the same quantities, fewer samples), timed as BabelStream
 //! times them (host wall clock from launch to completion, the device's timer beside it) and
 //! reported as it reports them: MB/s (10^6 bytes) from the fastest iteration, with the
