@@ -314,7 +314,9 @@ fn host_bw_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
+/// a = b + q·c over every core, chunk by chunk (so each chunk's loop vectorizes): the host
+/// twin of every triad, the bandwidth sweep's and the STREAM workload's.
+pub fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
     a.par_chunks_mut(STREAM_CHUNK)
         .zip(b.par_chunks(STREAM_CHUNK))
         .zip(c.par_chunks(STREAM_CHUNK))
@@ -384,17 +386,22 @@ fn host_bs_mul(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
 fn host_bs_add(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let n = babelstream_elements(launch);
     let (x, y) = (a.first::<f32>(0, n)?, a.first::<f32>(1, n)?);
-    a.first_mut::<f32>(2, n)?
-        .par_chunks_mut(STREAM_CHUNK)
-        .zip(x.par_chunks(STREAM_CHUNK))
-        .zip(y.par_chunks(STREAM_CHUNK))
-        .for_each(|((c, x), y)| {
-            c.iter_mut()
-                .zip(x)
-                .zip(y)
-                .for_each(|((c, x), y)| *c = x + y)
-        });
+    add_into(a.first_mut::<f32>(2, n)?, x, y);
     Ok(())
+}
+
+/// c = a + b over every core, chunk by chunk: the host twin of BabelStream's add and of the
+/// STREAM workload's vadd.
+pub fn add_into(c: &mut [f32], a: &[f32], b: &[f32]) {
+    c.par_chunks_mut(STREAM_CHUNK)
+        .zip(a.par_chunks(STREAM_CHUNK))
+        .zip(b.par_chunks(STREAM_CHUNK))
+        .for_each(|((c, a), b)| {
+            c.iter_mut()
+                .zip(a)
+                .zip(b)
+                .for_each(|((c, a), b)| *c = a + b)
+        });
 }
 
 fn host_bs_triad(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {

@@ -1,8 +1,6 @@
 //! `vadd` (c = a + b, the max-plus paper's example, docs/models.md §1) and `triad`
 //! (a = b + s·c, STREAM), in f32.
 
-use rayon::prelude::*;
-
 use super::session::{compare, Session};
 use super::{check_fits, finish, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Device, HostArgs, HostKernel, Launch, ProgramSource};
@@ -18,41 +16,19 @@ pub fn program() -> ProgramSource {
 
 const TWINS: &[(&str, HostKernel)] = &[("vadd", host_vadd), ("triad", host_triad)];
 
-/// Elements per rayon task of the twins: large enough that a task streams (and the compiler
-/// vectorizes its inner loop), small enough that both cores share the work.
-const CHUNK: usize = 1 << 14;
-
+// The twins stream chunk by chunk (`bench::kernels`): an indexed loop checked every bound,
+// did not vectorize and streamed at half the rate the calibration's bandwidth kernels measure.
 fn host_vadd(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(3)? as usize;
     let (x, y) = (a.first::<f32>(0, n)?, a.first::<f32>(1, n)?);
-    let z = a.first_mut::<f32>(2, n)?;
-    // Chunks zipped, not indexed: the indexed form checked every bound, did not vectorize
-    // and streamed at half the rate the calibration's bandwidth kernels measure.
-    z.par_chunks_mut(CHUNK)
-        .zip(x.par_chunks(CHUNK))
-        .zip(y.par_chunks(CHUNK))
-        .for_each(|((z, x), y)| {
-            z.iter_mut()
-                .zip(x)
-                .zip(y)
-                .for_each(|((z, x), y)| *z = x + y)
-        });
+    crate::bench::kernels::add_into(a.first_mut::<f32>(2, n)?, x, y);
     Ok(())
 }
 
 fn host_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (s, n) = (a.f32(3)?, a.u32(4)? as usize);
     let (y, z) = (a.first::<f32>(1, n)?, a.first::<f32>(2, n)?);
-    let x = a.first_mut::<f32>(0, n)?;
-    x.par_chunks_mut(CHUNK)
-        .zip(y.par_chunks(CHUNK))
-        .zip(z.par_chunks(CHUNK))
-        .for_each(|((x, y), z)| {
-            x.iter_mut()
-                .zip(y)
-                .zip(z)
-                .for_each(|((x, y), z)| *x = y + s * z)
-        });
+    crate::bench::kernels::triad_into(a.first_mut::<f32>(0, n)?, y, z, s);
     Ok(())
 }
 
