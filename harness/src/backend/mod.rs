@@ -11,6 +11,7 @@
 pub mod cuda;
 mod discovery;
 pub mod host;
+pub mod host_stream;
 pub mod nvrtc;
 pub mod opencl;
 pub mod source;

@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 
+use crate::backend::host_stream::{add_into, triad_into, STREAM_CHUNK};
 use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
 
 /// Stride of the strided pattern, in 4-byte elements (one 128-byte line per executor).
@@ -250,10 +251,6 @@ fn host_fma_throughput(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-/// Elements one rayon task of the streaming twins handles: large enough to stream, small
-/// enough to spread over every core.
-const STREAM_CHUNK: usize = 1 << 14;
-
 /// The sum of `values` in eight independent lanes, so the host's reduction streams at the
 /// memory's pace instead of one dependent addition's latency per element.
 fn lane_sum(values: impl Iterator<Item = f32>) -> f32 {
@@ -312,20 +309,6 @@ fn host_bw_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
             .for_each(|(d, s)| d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32));
     }
     Ok(())
-}
-
-/// a = b + q·c over every core, chunk by chunk (so each chunk's loop vectorizes): the host
-/// twin of every triad, the bandwidth sweep's and the STREAM workload's.
-pub fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
-    a.par_chunks_mut(STREAM_CHUNK)
-        .zip(b.par_chunks(STREAM_CHUNK))
-        .zip(c.par_chunks(STREAM_CHUNK))
-        .for_each(|((a, b), c)| {
-            a.iter_mut()
-                .zip(b)
-                .zip(c)
-                .for_each(|((a, b), c)| *a = b + q * c)
-        });
 }
 
 fn host_bw_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
@@ -388,20 +371,6 @@ fn host_bs_add(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let (x, y) = (a.first::<f32>(0, n)?, a.first::<f32>(1, n)?);
     add_into(a.first_mut::<f32>(2, n)?, x, y);
     Ok(())
-}
-
-/// c = a + b over every core, chunk by chunk: the host twin of BabelStream's add and of the
-/// STREAM workload's vadd.
-pub fn add_into(c: &mut [f32], a: &[f32], b: &[f32]) {
-    c.par_chunks_mut(STREAM_CHUNK)
-        .zip(a.par_chunks(STREAM_CHUNK))
-        .zip(b.par_chunks(STREAM_CHUNK))
-        .for_each(|((c, a), b)| {
-            c.iter_mut()
-                .zip(a)
-                .zip(b)
-                .for_each(|((c, a), b)| *c = a + b)
-        });
 }
 
 fn host_bs_triad(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{Device, DeviceInfo};
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
+use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{PhaseMedian, SeriesMedians, SizeMedians};
 use crate::fit::jumps::{per_unit_jumps, Jump, JUMP_RATIO};
 use crate::fit::stats::Summary;
@@ -198,6 +199,16 @@ impl Series {
             .map(|p| p.total.samples.len())
             .min()
             .unwrap_or(0)
+    }
+
+    /// The rounds a `target` run inside this series' rounds shared with it, for the drift
+    /// allowance ([`crate::fit::drift::drift_allowance`]); `None` where it ran at another
+    /// time (`interleaved` false).
+    pub fn shared_rounds(&self, target: &SeriesPoint, interleaved: bool) -> Option<SharedRounds> {
+        interleaved.then(|| SharedRounds {
+            window: self.common_rounds(),
+            target: target.total.samples.len(),
+        })
     }
 
     /// How far the machine's speed wandered from round to round, from the totals' runs

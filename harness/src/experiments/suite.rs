@@ -14,7 +14,7 @@ use super::validate::{auto_small_sizes, summary, validate, ErrorSummary, Validat
 use crate::backend::{Device, DeviceInfo};
 use crate::calibration::Calibration;
 use crate::export::{json, ExportError, Exportable, Table};
-use crate::fit::drift::{drift_allowance, SharedRounds};
+use crate::fit::drift::drift_allowance;
 use crate::fit::forecast::Variant;
 use crate::fit::window::DeviceFacts;
 use crate::workloads::{Workload, WorkloadError};
@@ -289,10 +289,10 @@ impl Suite {
                     );
                 }
                 if let Some(d) = drift {
-                    let shared = v.large_interleaved.then(|| SharedRounds {
-                        window: v.series.common_rounds(),
-                        target: v.large.first().map_or(0, |p| p.total.samples.len()),
-                    });
+                    let shared = v
+                        .large
+                        .first()
+                        .and_then(|t| v.series.shared_rounds(t, v.large_interleaved));
                     notes.push(format!(
                         "the machine drifted ±{:.1} % (1 sd) from round to round of the small sizes; the calibrated interval allows ±{:.1} % for it{}",
                         100.0 * d,

@@ -479,10 +479,7 @@ pub fn assess(
             let (window, wf) = windowed_forecast(workload, &series, d, size);
             rows.extend(wf.iter().flat_map(|wf| rows_for(wf, point)));
             windows.push(window);
-            let shared = interleaved.then(|| SharedRounds {
-                window: series.common_rounds(),
-                target: point.total.samples.len(),
-            });
+            let shared = series.shared_rounds(point, interleaved);
             let (window, cf) = calibrated_forecast(workload, &series, d, size, shared);
             rows.extend(cf.iter().flat_map(|cf| rows_for(cf, point)));
             calibrated_windows.push(window);

@@ -16,19 +16,18 @@ pub fn program() -> ProgramSource {
 
 const TWINS: &[(&str, HostKernel)] = &[("vadd", host_vadd), ("triad", host_triad)];
 
-// The twins stream chunk by chunk (`bench::kernels`): an indexed loop checked every bound,
-// did not vectorize and streamed at half the rate the calibration's bandwidth kernels measure.
+// The twins stream chunk by chunk (`backend::host_stream`).
 fn host_vadd(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(3)? as usize;
     let (x, y) = (a.first::<f32>(0, n)?, a.first::<f32>(1, n)?);
-    crate::bench::kernels::add_into(a.first_mut::<f32>(2, n)?, x, y);
+    crate::backend::host_stream::add_into(a.first_mut::<f32>(2, n)?, x, y);
     Ok(())
 }
 
 fn host_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (s, n) = (a.f32(3)?, a.u32(4)? as usize);
     let (y, z) = (a.first::<f32>(1, n)?, a.first::<f32>(2, n)?);
-    crate::bench::kernels::triad_into(a.first_mut::<f32>(0, n)?, y, z, s);
+    crate::backend::host_stream::triad_into(a.first_mut::<f32>(0, n)?, y, z, s);
     Ok(())
 }
 
