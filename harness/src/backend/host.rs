@@ -17,8 +17,8 @@ use super::{
 /// A native twin of a kernel: it runs the whole launch and reports a problem as text.
 pub type HostKernel = fn(&HostArgs<'_>, &Launch) -> Result<(), String>;
 
-/// Host memory: 8-byte aligned storage (2 MiB aligned from 2 MiB up, see
-/// [`advise_huge_pages`]) plus a flag that a launch holds it.
+/// Host memory: 8-byte aligned storage (from 2 MiB up it starts on a 2 MiB boundary and is
+/// advised into transparent huge pages) plus a flag that a launch holds it.
 pub struct HostMemory {
     words: UnsafeCell<Box<[u64]>>,
     /// Where the buffer starts within `words`, in words.
