@@ -169,7 +169,6 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
     DeviceFacts {
         executors: calibration.parameters.executors.value,
         launch_seconds: calibration.launch_overhead.per_launch(),
-        launch_per_item_seconds: calibration.launch_overhead.per_item(),
         levels: calibration
             .read_latency
             .levels

@@ -393,13 +393,7 @@ pub fn calibrated_forecast(
     } else {
         let mut medians = series.medians();
         medians.drift_shared = shared;
-        match forecast_calibrated(
-            &medians,
-            large as f64,
-            &level_moves,
-            device.launch_seconds,
-            device.launch_per_item_seconds,
-        ) {
+        match forecast_calibrated(&medians, large as f64, &level_moves, device.launch_seconds) {
             Ok(f) => Some(f),
             Err(e) => {
                 notes.push(format!("the calibrated fit failed: {e}"));
@@ -589,7 +583,6 @@ mod tests {
         let device = DeviceFacts {
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
-            launch_per_item_seconds: crate::units::Seconds(0.0),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             transfers: Vec::new(),
@@ -610,7 +603,6 @@ mod tests {
         let device = DeviceFacts {
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
-            launch_per_item_seconds: crate::units::Seconds(0.0),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             transfers: Vec::new(),

@@ -295,7 +295,7 @@ pub struct LevelMove {
 /// memory level as a roofline would: the kernel takes the longer of its measured work and the
 /// time its memory traffic takes at the target level's streaming rate:
 ///
-/// `w_i = T_i − k_i·L − I_i·ℓ`, `T'_i = k_i·L + I_i·ℓ + max(w_i, B_i / R(W_target))`
+/// `w_i = T_i − k_i·L`, `T'_i = k_i·L + max(w_i, B_i / R(W_target))`
 ///
 /// (written with the stored factors, `B_i / R(W_target) = w_i · e_i · g_i` with
 /// `e_i = B_i / (w_i · R(W_i))` and `g_i = R(W_i) / R(W_target)`), where B_i is the phase's
@@ -306,18 +306,18 @@ pub struct LevelMove {
 /// per byte at the target's transfer size over that at this size's); host steps do not move.
 /// Then the log-log fit and extrapolation of the windowed variant. A kernel whose traffic fits
 /// in its time even at the target's rate (compute- or latency-bound) keeps its time.
-/// I_i·ℓ is what the device charges per work item beyond the fixed launch cost (`per_item`,
-/// from the back-to-back launch line; I_i the phase's work items where the series recorded
-/// them): it is the same in every memory level, so it is not moved.
+/// What a launch costs per work item beyond its fixed cost (PoCL's work-group loop) is part
+/// of the kernel's compute in w_i: it overlaps the traffic as the rest of the compute does
+/// (as in `ext_level`, where a launch costs `L_fixed + max(ℓ·I, body)`), so the two bounds
+/// below treat it as they treat any compute.
 pub fn forecast_calibrated(
     series: &SeriesMedians,
     target: f64,
     moves: &[LevelMove],
     launch: Seconds,
-    per_item: Seconds,
 ) -> Result<Forecast, FitError> {
     let fit = |overlap: Overlap| -> Result<Forecast, FitError> {
-        let window = move_to_target_level(series, moves, launch, per_item, overlap);
+        let window = move_to_target_level(series, moves, launch, overlap);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
         calibrate_estimates(&window, &mut forecast);
         Ok(forecast)
@@ -351,7 +351,6 @@ fn move_to_target_level(
     series: &SeriesMedians,
     moves: &[LevelMove],
     launch: Seconds,
-    per_item: Seconds,
     overlap: Overlap,
 ) -> SeriesMedians {
     let mut window = series.clone();
@@ -371,9 +370,7 @@ fn move_to_target_level(
             if !is_kernel_phase(&ph.name) {
                 continue;
             }
-            let offset =
-                ph.count as f64 * launch.0 + ph.items.unwrap_or(0) as f64 * per_item.0.max(0.0);
-            let work = ph.median_seconds - offset;
+            let work = ph.median_seconds - ph.count as f64 * launch.0;
             if work > 0.0 {
                 // e_i·g_i: the traffic's time at the target's rate over the work's time.
                 let share = ph.bytes.map_or(0.0, |b| b as f64 / (work * m.rate)) * m.factor;
@@ -793,8 +790,7 @@ mod tests {
             })
         };
         let target = 4096.0;
-        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH), Seconds(0.0))
-            .expect("fits");
+        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
         assert_eq!(f.variant, Variant::Calibrated);
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert!(
@@ -806,15 +802,14 @@ mod tests {
         // The upload is a transfer: not moved (and missing at two sizes, so not fitted).
         assert_eq!(f.skipped_phases.len(), 1);
         // Without the factors the same points bend the fit.
-        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH), Seconds(0.0))
-            .expect("fits");
+        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
         // A phase that does not say what it moves is not moved either.
         let mut silent = s.clone();
         for p in &mut silent.points {
             p.phases[0].bytes = None;
         }
-        let kept = forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH), Seconds(0.0))
-            .expect("fits");
+        let kept =
+            forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
         let total = kept
             .phases
             .iter()
@@ -860,16 +855,15 @@ mod tests {
 
     /// The calibrated total at N = 800 of a series at N = 100, 200 and 400 whose sizes all
     /// streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
-    /// cost and `per_item` seconds per work item; and its interval.
-    fn total_at_half_speed(s: &SeriesMedians, per_item: f64) -> (f64, [f64; 2]) {
+    /// cost; and its interval.
+    fn total_at_half_speed(s: &SeriesMedians) -> (f64, [f64; 2]) {
         let moves = [100, 200, 400].map(|size| LevelMove {
             size,
             rate: 4e9,
             factor: 2.0,
             transfer_factors: Vec::new(),
         });
-        let f =
-            forecast_calibrated(s, 800.0, &moves, Seconds(0.0), Seconds(per_item)).expect("fits");
+        let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
             .phases
             .into_iter()
@@ -879,24 +873,17 @@ mod tests {
     }
 
     #[test]
-    fn the_cost_per_work_item_is_not_moved_between_levels() {
-        // 1 ms per run: 2·10⁶ work items at 0.1 ns each (0.2 ms, the device's per-item
-        // launch cost) and 0.8 ms streaming 3.2 MB at the level's 4 GB/s (e = 1). At a
-        // level half as fast (g = 2) the traffic takes 1.6 ms and the items still 0.2 ms:
-        // 1.8 ms, however compute and traffic combine.
-        let s = one_ms_series(3_200_000, Some(2_000_000));
-        let total = |per_item: f64| total_at_half_speed(&s, per_item);
+    fn a_kernel_faster_than_its_work_items_launch_cost_is_still_moved() {
+        // 1 ms per run streaming 8 MB, at twice the sweep's 4 GB/s there (e = 2): at the
+        // target's 2 GB/s the traffic takes 4 ms. Its 2·10⁷ work items at PoCL's 0.1 ns
+        // would "cost" 2 ms on their own — more than the run took: the per-item cost overlaps
+        // the traffic (as in ext_level), so it is never taken out before the move (taken out,
+        // it left no work to move and the size kept its 1 ms).
+        let s = one_ms_series(8_000_000, Some(20_000_000));
+        let (at, [lo, hi]) = total_at_half_speed(&s);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-        let (at, [lo, hi]) = total(1e-10);
         assert!(
-            close(at, 1.8e-3) && close(lo, 1.8e-3) && close(hi, 1.8e-3),
-            "{at} {lo} {hi}"
-        );
-        // Counted as traffic, the items' 0.2 ms would be moved too: the roofline gives
-        // 1.6 ms, one after the other 1.8 ms.
-        let (at, [lo, hi]) = total(0.0);
-        assert!(
-            close(at, 1.7e-3) && close(lo, 1.6e-3) && close(hi, 1.8e-3),
+            close(at, 4e-3) && close(lo, 4e-3) && close(hi, 4e-3),
             "{at} {lo} {hi}"
         );
     }
@@ -908,7 +895,7 @@ mod tests {
         let s = one_ms_series(1_000_000, None);
         // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
         // 0.25 ms; the estimate is halfway, and the interval spans both.
-        let total_of = |s: &SeriesMedians| total_at_half_speed(s, 0.0);
+        let total_of = total_at_half_speed;
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let (at, [lo, hi]) = total_of(&s);
         assert!(close(at, 1.125e-3) && close(lo, 1e-3) && close(hi, 1.25e-3));
@@ -981,7 +968,7 @@ mod tests {
                 transfer_factors: Vec::new(),
             })
             .collect();
-        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0), Seconds(0.0)).expect("fits")
+        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
     }
 
     #[test]

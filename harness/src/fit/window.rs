@@ -25,9 +25,6 @@ pub struct DeviceFacts {
     pub executors: f64,
     /// Device-timed launch overhead L.
     pub launch_seconds: Seconds,
-    /// What each launch costs per work item beyond L (ℓ, the slope of the back-to-back
-    /// launch line: PoCL's work-group loop), seconds; 0 where not measured.
-    pub launch_per_item_seconds: Seconds,
     /// Memory levels from the latency sweep, smallest first: name and the largest working
     /// set, bytes, measured on its plateau (the last level is device memory, unbounded).
     pub levels: Vec<(String, u64)>,
@@ -157,7 +154,6 @@ pub struct WindowChoice {
 /// let device = DeviceFacts {
 ///     executors: 1000.0,
 ///     launch_seconds: Seconds(5e-6),
-///     launch_per_item_seconds: Seconds(0.0),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
 ///     streaming: Vec::new(),
 ///     transfers: Vec::new(),
@@ -279,7 +275,6 @@ mod tests {
         DeviceFacts {
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
-            launch_per_item_seconds: Seconds(0.0),
             levels: vec![
                 ("L1".into(), 32 << 10),
                 ("L2".into(), 1 << 20),
@@ -401,7 +396,6 @@ mod tests {
         let device = DeviceFacts {
             executors: 1.0,
             launch_seconds: Seconds(0.0),
-            launch_per_item_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],
             streaming: Vec::new(),
             transfers: Vec::new(),
