@@ -60,16 +60,6 @@ impl LaunchOverhead {
                 .map_or(self.device_ns, |s| s.fixed_ns),
         )
     }
-
-    /// What each work item adds to a launch beyond [`LaunchOverhead::per_launch`], seconds:
-    /// the back-to-back line's slope where measured and positive, else 0.
-    pub fn per_item(&self) -> Seconds {
-        Seconds::from_ns(
-            self.sequence
-                .as_ref()
-                .map_or(0.0, |s| s.per_item_ns.max(0.0)),
-        )
-    }
 }
 
 /// A transfer direction fitted as start time + bytes × time per byte.
