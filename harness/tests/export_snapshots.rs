@@ -68,6 +68,7 @@ fn validation() -> Validation {
         interval: (phase == "total").then_some([predicted / 2.0, predicted * 2.0]),
         measured_seconds: measured,
         abs_percent_error: (predicted - measured).abs() / measured * 100.0,
+        calibrated: None,
     };
     let errors = ErrorSummary {
         mean: 12.5,

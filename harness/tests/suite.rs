@@ -113,6 +113,28 @@ fn a_suite_runs_writes_each_case_and_reassesses_the_same_numbers() {
         let error = p["abs_percent_error"].as_f64().unwrap();
         assert!((error - (predicted - measured).abs() / measured * 100.0).abs() < 1e-6);
     }
+    // Each calibrated row says how it was made; the other variants' rows do not.
+    let case_dir = dir.path().join("out").join(&stem);
+    let case_file = std::fs::read_dir(&case_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".json"))
+        .expect("the case's validation");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(case_file).unwrap()).unwrap();
+    let rows = case["rows"].as_array().expect("rows");
+    let mut explained = 0;
+    for r in rows {
+        let how = &r["calibrated"];
+        if r["variant"] == "calibrated" && r["phase"] != "application" {
+            assert!(how["method"].is_string(), "{r}");
+            assert_eq!(how["prediction_seconds"], r["predicted_seconds"], "{r}");
+            explained += 1;
+        } else {
+            assert!(how.is_null(), "{r}");
+        }
+    }
+    assert!(explained >= 2, "{rows:?}");
     // The case's validation is kept, and assessed again without a device it gives the
     // same numbers.
     let again = harness()

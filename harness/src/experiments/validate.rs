@@ -12,7 +12,8 @@ use crate::backend::Device;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
-    forecast, forecast_calibrated, forecast_windowed, is_kernel_phase, Forecast, LevelMove, Variant,
+    forecast, forecast_calibrated, forecast_windowed, is_kernel_phase, CalibratedEstimate,
+    Forecast, LevelMove, Variant,
 };
 use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
@@ -39,6 +40,11 @@ pub struct ValidationRow {
     pub measured_seconds: f64,
     /// |predicted − measured| / measured × 100.
     pub abs_percent_error: f64,
+    /// How the `calibrated` variant made this phase's prediction (its method, cost per byte,
+    /// bytes at the target, a bracket's two ends); absent for the other variants and in
+    /// files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<CalibratedEstimate>,
 }
 
 /// Error statistics over the rows of one kind.
@@ -131,6 +137,7 @@ fn row(
         interval,
         measured_seconds: measured,
         abs_percent_error: (predicted - measured).abs() / measured * 100.0,
+        calibrated: None,
     }
 }
 
@@ -148,14 +155,16 @@ fn rows_for(f: &Forecast, point: &SeriesPoint) -> Vec<ValidationRow> {
                 .map(|ph| ph.median_seconds)
         };
         if let Some(m) = m.filter(|&m| m > 0.0) {
-            rows.push(row(
+            let mut r = row(
                 f.variant,
                 point.size,
                 &p.name,
                 p.prediction_seconds(),
                 Some(p.interval_seconds()),
                 m,
-            ));
+            );
+            r.calibrated = p.calibrated.clone();
+            rows.push(r);
         }
     }
     if let Some(app) = &f.application {

@@ -144,6 +144,7 @@ impl CalibratedEstimate {
             seconds_per_byte: None,
             fixed_seconds: None,
             bytes_at_target: None,
+            bracket_seconds: None,
         }
     }
 }
@@ -185,6 +186,10 @@ pub struct CalibratedEstimate {
     /// B at the target: the window's bytes extrapolated on their own log-log line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_at_target: Option<f64>,
+    /// A bracket's two ends at the target, seconds (launches × L included): "it saturates"
+    /// and "it keeps growing".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bracket_seconds: Option<[f64; 2]>,
 }
 
 /// The whole forecast.
@@ -372,8 +377,13 @@ fn move_to_target_level(
             }
             let work = ph.median_seconds - ph.count as f64 * launch.0;
             if work > 0.0 {
-                // e_i·g_i: the traffic's time at the target's rate over the work's time.
-                let share = ph.bytes.map_or(0.0, |b| b as f64 / (work * m.rate)) * m.factor;
+                // e_i·g_i: the traffic's time at the target's rate over the work's time; no
+                // share where no rate was measured (a calibration without a sweep).
+                let share = ph
+                    .bytes
+                    .filter(|_| m.rate > 0.0)
+                    .map_or(0.0, |b| b as f64 / (work * m.rate))
+                    * m.factor;
                 let roofline = work * (share.max(1.0) - 1.0);
                 // One after the other: the traffic's own time grows by g; never less than
                 // the roofline (a kernel that streamed faster than the sweep, e > 1).
@@ -507,6 +517,7 @@ fn per_byte_estimate(
             seconds_per_byte: Some(line.slope),
             fixed_seconds: Some(line.intercept),
             bytes_at_target: Some(bytes_at_target),
+            bracket_seconds: None,
         });
     }
     // The cost per byte rises across the window: saturation at the largest sizes' cost, or
@@ -538,6 +549,7 @@ fn per_byte_estimate(
         seconds_per_byte: Some(per_byte),
         fixed_seconds: None,
         bytes_at_target: Some(bytes_at_target),
+        bracket_seconds: Some([saturated + offset, growth + offset]),
     })
 }
 
@@ -870,6 +882,22 @@ mod tests {
             .find(|p| p.name == "total")
             .expect("total");
         (total.prediction_seconds(), total.interval_seconds())
+    }
+
+    #[test]
+    fn without_a_measured_rate_no_size_moves() {
+        // A calibration without a bandwidth sweep gives rate 0 and factor 1: the sizes keep
+        // their times (they used to become infinite: bytes over a rate of 0).
+        let s = one_ms_series(8_000_000, None);
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 0.0,
+            factor: 1.0,
+            transfer_factors: Vec::new(),
+        });
+        let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!((total.prediction_seconds() - 1e-3).abs() < 1e-9, "{total:?}");
     }
 
     #[test]

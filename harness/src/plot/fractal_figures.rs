@@ -607,6 +607,7 @@ mod tests {
             interval: Some([predicted * 0.9, predicted * 1.1]),
             measured_seconds: measured,
             abs_percent_error: (predicted - measured).abs() / measured * 100.0,
+            calibrated: None,
         }
     }
 
