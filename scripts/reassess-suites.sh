@@ -23,6 +23,7 @@ runs=(
   "6 results/suite-2026-11-24d results/suite-2026-11-24c/calibrations"
   "7 results/suite-2026-11-25 results/suite-2026-11-25/calibrations"
   "8 results/suite-2026-11-25b results/suite-2026-11-25b/calibrations"
+  "9 results/suite-2026-11-25c results/suite-2026-11-25c/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
