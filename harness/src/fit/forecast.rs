@@ -897,7 +897,10 @@ mod tests {
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
-        assert!((total.prediction_seconds() - 1e-3).abs() < 1e-9, "{total:?}");
+        assert!(
+            (total.prediction_seconds() - 1e-3).abs() < 1e-9,
+            "{total:?}"
+        );
     }
 
     #[test]

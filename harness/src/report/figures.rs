@@ -55,6 +55,8 @@ pub struct Planned {
 pub fn plan(catalog: &Catalog) -> (Vec<Planned>, Vec<String>) {
     let mut planned = Vec::new();
     let mut notes = Vec::new();
+    // Files a figure is drawn from besides its entry's: (the figure's stem, the file).
+    let mut extra_sources: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut add = |entry: &Entry,
                    suffix: &str,
                    section: Section,
@@ -116,12 +118,21 @@ pub fn plan(catalog: &Catalog) -> (Vec<Planned>, Vec<String>) {
                     polynomial_vs_fractal_plot(&v.series, None, target).map(Drawing::Plot),
                 );
             }
-            Stored::Suite(s) => add(
-                entry,
-                "errors",
-                Section::Fractal,
-                suite_bars(s).map(Drawing::Bars),
-            ),
+            Stored::Suite(s) => {
+                let csv = entry
+                    .path
+                    .with_file_name(format!("extrap-suite-{}.csv", s.device.slug()));
+                let extrap = read_extrap_errors(&csv);
+                if extrap.is_some() {
+                    extra_sources.push((stem(entry, "errors"), csv));
+                }
+                add(
+                    entry,
+                    "errors",
+                    Section::Fractal,
+                    suite_bars(s, extrap.as_deref()).map(Drawing::Bars),
+                )
+            }
             Stored::MaxPlus(m) => add(
                 entry,
                 "figure",
@@ -156,6 +167,11 @@ pub fn plan(catalog: &Catalog) -> (Vec<Planned>, Vec<String>) {
                 );
             }
             _ => {}
+        }
+    }
+    for (figure_stem, file) in extra_sources {
+        if let Some(p) = planned.iter_mut().find(|p| p.stem == figure_stem) {
+            p.sources.push(file);
         }
     }
     // The decomposition paper's worked example (φ = 0.3, ρ = 5.7, 28 cores, 3 accelerators):
@@ -305,8 +321,54 @@ pub fn validation_fit(v: &Validation) -> Result<crate::plot::Figure, PlotError> 
     Ok(figure)
 }
 
-/// A suite's |error| per case and variant.
-fn suite_bars(s: &crate::experiments::suite::Suite) -> Result<BarFigure, PlotError> {
+/// Extra-P's |error| per case, `(case, N, percent)`, from the CSV that
+/// `scripts/extrap-compare.sh` writes beside a suite (`extrap-suite-<device>.csv`, columns
+/// `case`, `size` and `extrap_err_pct`); `None` where there is no such file or it has no such
+/// columns.
+fn read_extrap_errors(csv: &Path) -> Option<Vec<(String, usize, f64)>> {
+    let text = std::fs::read_to_string(csv).ok()?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next()?.split(',').collect();
+    let column = |name: &str| header.iter().position(|h| h.trim() == name);
+    let (case, size, error) = (column("case")?, column("size")?, column("extrap_err_pct")?);
+    let rows: Vec<(String, usize, f64)> = lines
+        .filter_map(|line| {
+            let fields = split_csv_line(line);
+            Some((
+                fields.get(case)?.clone(),
+                fields.get(size)?.trim().parse().ok()?,
+                fields.get(error)?.trim().parse().ok()?,
+            ))
+        })
+        .collect();
+    (!rows.is_empty()).then_some(rows)
+}
+
+/// The fields of one CSV line, double quotes (and `""` within them) honoured.
+fn split_csv_line(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().expect("one field").push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().expect("one field").push(c),
+        }
+    }
+    fields
+}
+
+/// A suite's |error| per case and variant, with Extra-P's beside them where `extrap` has
+/// them (`(case, N, percent)`, fitted to the same medians).
+fn suite_bars(
+    s: &crate::experiments::suite::Suite,
+    extrap: Option<&[(String, usize, f64)]>,
+) -> Result<BarFigure, PlotError> {
     let variants: Vec<Variant> = Variant::ALL
         .into_iter()
         .filter(|v| {
@@ -330,7 +392,7 @@ fn suite_bars(s: &crate::experiments::suite::Suite) -> Result<BarFigure, PlotErr
         .cases
         .iter()
         .map(|c| {
-            let values = variants
+            let mut values: Vec<f64> = variants
                 .iter()
                 .map(|v| {
                     c.predictions
@@ -339,13 +401,30 @@ fn suite_bars(s: &crate::experiments::suite::Suite) -> Result<BarFigure, PlotErr
                         .map_or(0.0, |p| p.abs_percent_error)
                 })
                 .collect();
+            if let Some(rows) = extrap {
+                values.push(
+                    rows.iter()
+                        .find(|(case, size, _)| *case == c.case && *size == c.size)
+                        .map_or(0.0, |r| r.2),
+                );
+            }
             (format!("{} N={}", c.case, c.size), values)
         })
         .collect();
+    let mut series: Vec<String> = variants
+        .iter()
+        .map(|v| match v {
+            Variant::Calibrated => format!("{v} (ours)"),
+            _ => v.to_string(),
+        })
+        .collect();
+    if extrap.is_some() {
+        series.push("Extra-P (same medians)".into());
+    }
     Ok(BarFigure {
         title,
         y_label: "abs. error of the run total (%)".into(),
-        series: variants.iter().map(|v| v.to_string()).collect(),
+        series,
         groups,
     })
 }
@@ -398,4 +477,59 @@ fn measured_runs<'a>(
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_honour_quotes() {
+        assert_eq!(split_csv_line(r#"a,"b, c",d"#), ["a", "b, c", "d"]);
+        assert_eq!(split_csv_line(r#""say ""hi""",2"#), [r#"say "hi""#, "2"]);
+        assert_eq!(split_csv_line("x,,y"), ["x", "", "y"]);
+    }
+
+    #[test]
+    fn the_suite_figure_puts_extrap_beside_the_variants_case_by_case() {
+        let stored = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../results/suite-2026-11-25c/host-amd-epyc.suite.json"
+        );
+        let suite: crate::experiments::suite::Suite =
+            serde_json::from_str(&std::fs::read_to_string(stored).unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("extrap-suite-host.csv");
+        // Out of order, a model with a comma in quotes, a case of another size, no header
+        // columns beyond those needed.
+        std::fs::write(
+            &csv,
+            "extrap_model,size,case,extrap_err_pct\n\
+             \"a, b\",8388608,triad,10.5\n\
+             x,4096,vadd,99\n\
+             x,8388608,vadd,129.5\n",
+        )
+        .unwrap();
+        let rows = read_extrap_errors(&csv).expect("rows");
+        assert_eq!(rows.len(), 3);
+        let figure = suite_bars(&suite, Some(&rows)).unwrap();
+        assert_eq!(figure.series.last().unwrap(), "Extra-P (same medians)");
+        assert!(figure.series.contains(&"calibrated (ours)".to_string()));
+        let bar = |case: &str| {
+            figure
+                .groups
+                .iter()
+                .find(|(label, _)| label.starts_with(&format!("{case} N=")))
+                .map(|(_, v)| *v.last().unwrap())
+                .unwrap()
+        };
+        assert_eq!(
+            (bar("vadd"), bar("triad"), bar("jacobi2d")),
+            (129.5, 10.5, 0.0)
+        );
+        // Without the CSV there is no Extra-P series.
+        let plain = suite_bars(&suite, None).unwrap();
+        assert_eq!(plain.series.len() + 1, figure.series.len());
+        assert!(read_extrap_errors(&dir.path().join("missing.csv")).is_none());
+    }
 }
