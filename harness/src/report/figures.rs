@@ -328,7 +328,7 @@ pub fn validation_fit(v: &Validation) -> Result<crate::plot::Figure, PlotError> 
 fn read_extrap_errors(csv: &Path) -> Option<Vec<(String, usize, f64)>> {
     let text = std::fs::read_to_string(csv).ok()?;
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next()?.split(',').collect();
+    let header = split_csv_line(lines.next()?);
     let column = |name: &str| header.iter().position(|h| h.trim() == name);
     let (case, size, error) = (column("case")?, column("size")?, column("extrap_err_pct")?);
     let rows: Vec<(String, usize, f64)> = lines
