@@ -10,7 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::series::RepeatPlan;
-use super::validate::{auto_small_sizes, summary, validate, ErrorSummary, Validation};
+use super::validate::{
+    auto_small_sizes, grid_size_off_powers_of_two, summary, validate, ErrorSummary, Validation,
+};
 use crate::backend::{Device, DeviceInfo};
 use crate::calibration::Calibration;
 use crate::export::{json, ExportError, Exportable, Table};
@@ -79,9 +81,9 @@ pub fn largest_cache_bytes(calibration: &Calibration) -> u64 {
     measured.max(reported)
 }
 
-/// The smallest size whose working set is at least `floor_bytes`, rounded up to a multiple
-/// of 8 that is not a power of two on grids (where powers of two meet cache-set conflicts);
-/// on 1-D arrays the next power of two.
+/// The smallest size whose working set is at least `floor_bytes`: on grids rounded up to a
+/// size that is 4 more than a multiple of 8 ([`grid_size_off_powers_of_two`]), on 1-D arrays
+/// the next power of two.
 pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
     let (mut lo, mut hi) = (16usize, 32usize);
     while workload.bytes_needed(hi) < floor_bytes {
@@ -103,12 +105,8 @@ pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
     if grows < 2.5 {
         return hi.next_power_of_two();
     }
-    let size = hi.div_ceil(8) * 8;
-    if size.is_power_of_two() {
-        size + size / 16
-    } else {
-        size
-    }
+    let size = hi.div_ceil(4) * 4;
+    grid_size_off_powers_of_two(size)
 }
 
 /// The case for `workload`: its target above the largest cache, its small sizes below.
@@ -510,7 +508,7 @@ mod tests {
             let w = lookup(name, None).expect("workload");
             let n = target_size(w.as_ref(), floor);
             assert!(w.bytes_needed(n) >= floor, "{name}: {n}");
-            assert!(!n.is_power_of_two() && n.is_multiple_of(8), "{name}: {n}");
+            assert!(n % 8 == 4, "{name}: {n}");
             // Not far above the floor.
             assert!(w.bytes_needed(n) < floor + floor / 3, "{name}: {n}");
         }

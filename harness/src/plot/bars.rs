@@ -18,8 +18,10 @@ pub struct BarFigure {
     pub y_label: String,
     /// Names of the bars within a group (the legend).
     pub series: Vec<String>,
-    /// `(category, one value per series)`.
-    pub groups: Vec<(String, Vec<f64>)>,
+    /// `(category, one value per series)`; `None` where a series has no value for a category
+    /// (a variant that made no prediction): drawn as "none", never as a bar of 0, and left
+    /// empty in the CSV.
+    pub groups: Vec<(String, Vec<Option<f64>>)>,
 }
 
 /// Write `figure` as `<stem>.svg`, `<stem>.png` and `<stem>.csv`.
@@ -27,17 +29,22 @@ pub fn save_bars(figure: &BarFigure, stem: &Path) -> Result<Vec<PathBuf>, PlotEr
     super::save(&super::Drawing::Bars(figure.clone()), stem)
 }
 
-/// Refuse a figure without groups or with a missing or non-finite value; its CSV otherwise.
+/// Refuse a figure without groups, with a group of the wrong length, with a non-finite value
+/// or with no value at all; its CSV otherwise.
 pub(super) fn check_and_csv(figure: &BarFigure) -> Result<String, PlotError> {
     let bad = figure.groups.is_empty()
+        || figure.groups.iter().any(|(_, v)| {
+            v.len() != figure.series.len() || v.iter().flatten().any(|x| !x.is_finite())
+        })
         || figure
             .groups
             .iter()
-            .any(|(_, v)| v.len() != figure.series.len() || v.iter().any(|x| !x.is_finite()));
+            .all(|(_, v)| v.iter().all(Option::is_none));
     if bad {
         return Err(PlotError::Data {
             figure: figure.title.clone(),
-            message: "every group needs one finite value per series".into(),
+            message: "every group needs one finite value (or none) per series, and some value"
+                .into(),
         });
     }
     let mut text = format!(
@@ -50,7 +57,10 @@ pub(super) fn check_and_csv(figure: &BarFigure) -> Result<String, PlotError> {
             .join(",")
     );
     for (name, values) in &figure.groups {
-        let vals: Vec<String> = values.iter().map(f64::to_string).collect();
+        let vals: Vec<String> = values
+            .iter()
+            .map(|v| v.map_or(String::new(), |x| x.to_string()))
+            .collect();
         text.push_str(&format!("{},{}\n", csv_field(name), vals.join(",")));
     }
     Ok(text)
@@ -84,7 +94,12 @@ where
     let body = render::legend_area(&body, &swatches, scale)?;
     let k = figure.series.len().max(1) as f64;
     let n = figure.groups.len() as f64;
-    let values = || figure.groups.iter().flat_map(|(_, v)| v.iter().copied());
+    let values = || {
+        figure
+            .groups
+            .iter()
+            .flat_map(|(_, v)| v.iter().flatten().copied())
+    };
     let max = values().fold(0.0f64, f64::max);
     let min = values().fold(0.0f64, f64::min);
     let pad = (max - min).max(1e-12) * 0.06;
@@ -128,18 +143,38 @@ where
     let band = |i: usize| n - i as f64 - 1.0;
     let height = 0.8 / k;
     let base = if min < 0.0 { 0.0 } else { min.max(0.0) };
+    let small = scale.font(TICK_PX * 0.8);
     for j in 0..figure.series.len() {
         let color = render::color(j);
+        let y0 = |i: usize| band(i) + 0.9 - (j as f64 + 1.0) * height;
         let boxes = |style: ShapeStyle| {
             figure
                 .groups
                 .iter()
                 .enumerate()
-                .map(move |(i, (_, values))| {
-                    let y0 = band(i) + 0.9 - (j as f64 + 1.0) * height;
-                    Rectangle::new([(base, y0), (values[j], y0 + height * 0.92)], style)
+                .filter_map(move |(i, (_, values))| {
+                    let v = values[j]?;
+                    Some(Rectangle::new(
+                        [(base, y0(i)), (v, y0(i) + height * 0.92)],
+                        style,
+                    ))
                 })
         };
+        // A series without a value for a group says so where its bar would start.
+        for (i, _) in figure
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.1[j].is_none())
+        {
+            let (x, y) = chart.backend_coord(&(base, y0(i) + height * 0.46));
+            root.draw(&Text::new(
+                format!("none ({})", figure.series[j]),
+                (x + scale.px(3.0), y - scale.px(TICK_PX * 0.4)),
+                small.clone(),
+            ))
+            .map_err(|e| e.to_string())?;
+        }
         chart
             .draw_series(boxes(color.filled()))
             .map_err(|e| e.to_string())?;
@@ -185,7 +220,7 @@ pub fn splits_figure(
         series: vec!["predicted (model)".into(), "measured".into()],
         groups: runs
             .into_iter()
-            .map(|(name, predicted, measured)| (name, vec![predicted, measured]))
+            .map(|(name, predicted, measured)| (name, vec![Some(predicted), Some(measured)]))
             .collect(),
     }
 }

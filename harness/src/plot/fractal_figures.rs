@@ -340,7 +340,10 @@ pub fn error_bars_plot(validations: &[Validation]) -> Result<BarFigure, PlotErro
                 format!("{label} has no paper-variant '{TOTAL}' error to plot"),
             ));
         }
-        groups.push((format!("{label} ({PAPER})"), vec![e.median, e.max]));
+        groups.push((
+            format!("{label} ({PAPER})"),
+            vec![Some(e.median), Some(e.max)],
+        ));
         // The windowed variant where it ran (the device had a calibration and ≥ 3 sizes
         // passed the window rules).
         if let Some(w) = v
@@ -348,7 +351,10 @@ pub fn error_bars_plot(validations: &[Validation]) -> Result<BarFigure, PlotErro
             .as_ref()
             .filter(|w| w.median.is_finite() && w.max.is_finite())
         {
-            groups.push((format!("{label} ({WINDOWED})"), vec![w.median, w.max]));
+            groups.push((
+                format!("{label} ({WINDOWED})"),
+                vec![Some(w.median), Some(w.max)],
+            ));
         }
         if let Some(c) = v
             .calibrated_total_error
@@ -357,7 +363,7 @@ pub fn error_bars_plot(validations: &[Validation]) -> Result<BarFigure, PlotErro
         {
             groups.push((
                 format!("{label} ({})", Variant::Calibrated),
-                vec![c.median, c.max],
+                vec![Some(c.median), Some(c.max)],
             ));
         }
     }

@@ -472,7 +472,7 @@ mod tests {
             title: "error".into(),
             y_label: "error (%)".into(),
             series: vec!["paper".into()],
-            groups: vec![("sor".into(), vec![3.0])],
+            groups: vec![("sor".into(), vec![Some(3.0)])],
         };
         let paths = save_bars(&figure, &dir.path().join("sub/bars")).unwrap();
         assert_eq!(
@@ -483,6 +483,27 @@ mod tests {
             .unwrap()
             .contains("paper"));
         assert_eq!(&std::fs::read(&paths[1]).unwrap()[1..4], b"PNG");
+    }
+
+    #[test]
+    fn a_missing_bar_is_empty_in_the_csv_and_named_in_the_drawing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut figure = BarFigure {
+            title: "error".into(),
+            y_label: "error (%)".into(),
+            series: vec!["paper".into(), "windowed".into()],
+            groups: vec![("sor".into(), vec![Some(3.0), None])],
+        };
+        let paths = save_bars(&figure, &dir.path().join("bars")).unwrap();
+        let csv = std::fs::read_to_string(&paths[2]).unwrap();
+        assert_eq!(csv, "category,paper,windowed\nsor,3,\n");
+        let svg = std::fs::read_to_string(&paths[0]).unwrap();
+        assert!(svg.contains("none (windowed)"), "{svg}");
+        // No value at all, or a non-finite one, is refused.
+        figure.groups[0].1 = vec![None, None];
+        assert!(save_bars(&figure, &dir.path().join("none")).is_err());
+        figure.groups[0].1 = vec![Some(f64::NAN), Some(1.0)];
+        assert!(save_bars(&figure, &dir.path().join("nan")).is_err());
     }
 
     #[test]

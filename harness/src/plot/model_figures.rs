@@ -110,7 +110,10 @@ pub fn cluster_losses_plot(
         .iter()
         .enumerate()
         .map(|(k, name)| {
-            let values = roots.iter().map(|r| 1e3 * r.losses.terms()[k].1).collect();
+            let values = roots
+                .iter()
+                .map(|r| Some(1e3 * r.losses.terms()[k].1))
+                .collect();
             (name.clone(), values)
         })
         .collect();

@@ -387,25 +387,25 @@ fn suite_bars(
             message: "no case has a prediction".into(),
         });
     }
-    // A variant that made no prediction for a case is drawn as no bar (0).
+    // A variant that made no prediction for a case has no value there (drawn as "none").
     let groups = s
         .cases
         .iter()
         .map(|c| {
-            let mut values: Vec<f64> = variants
+            let mut values: Vec<Option<f64>> = variants
                 .iter()
                 .map(|v| {
                     c.predictions
                         .iter()
                         .find(|p| p.variant == *v)
-                        .map_or(0.0, |p| p.abs_percent_error)
+                        .map(|p| p.abs_percent_error)
                 })
                 .collect();
             if let Some(rows) = extrap {
                 values.push(
                     rows.iter()
                         .find(|(case, size, _)| *case == c.case && *size == c.size)
-                        .map_or(0.0, |r| r.2),
+                        .map(|r| r.2),
                 );
             }
             (format!("{} N={}", c.case, c.size), values)
@@ -523,10 +523,14 @@ mod tests {
                 .map(|(_, v)| *v.last().unwrap())
                 .unwrap()
         };
+        // A case Extra-P has no row for has no value, not a bar of 0.
         assert_eq!(
             (bar("vadd"), bar("triad"), bar("jacobi2d")),
-            (129.5, 10.5, 0.0)
+            (Some(129.5), Some(10.5), None)
         );
+        // Nor has a variant that made no prediction (`windowed` on most cases).
+        let windowed = figure.series.iter().position(|s| s == "windowed").unwrap();
+        assert!(figure.groups.iter().any(|(_, v)| v[windowed].is_none()));
         // Without the CSV there is no Extra-P series.
         let plain = suite_bars(&suite, None).unwrap();
         assert_eq!(plain.series.len() + 1, figure.series.len());
