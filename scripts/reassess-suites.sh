@@ -24,6 +24,8 @@ runs=(
   "7 results/suite-2026-11-25 results/suite-2026-11-25/calibrations"
   "8 results/suite-2026-11-25b results/suite-2026-11-25b/calibrations"
   "9 results/suite-2026-11-25c results/suite-2026-11-25c/calibrations"
+  "10 results/suite-2026-11-25d results/suite-2026-11-25d/calibrations"
+  "11 results/suite-2026-11-25e results/suite-2026-11-25e/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"

@@ -143,7 +143,7 @@ where
     let band = |i: usize| n - i as f64 - 1.0;
     let height = 0.8 / k;
     let base = if min < 0.0 { 0.0 } else { min.max(0.0) };
-    let small = scale.font(TICK_PX * 0.8);
+    let small = scale.font(TICK_PX * 0.6);
     for j in 0..figure.series.len() {
         let color = render::color(j);
         let y0 = |i: usize| band(i) + 0.9 - (j as f64 + 1.0) * height;
@@ -167,10 +167,14 @@ where
             .enumerate()
             .filter(|(_, g)| g.1[j].is_none())
         {
+            let text = format!("none ({})", figure.series[j]);
+            let (_, h) = root
+                .estimate_text_size(&text, &small)
+                .map_err(|e| e.to_string())?;
             let (x, y) = chart.backend_coord(&(base, y0(i) + height * 0.46));
             root.draw(&Text::new(
-                format!("none ({})", figure.series[j]),
-                (x + scale.px(3.0), y - scale.px(TICK_PX * 0.4)),
+                text,
+                (x + scale.px(3.0), y - h as i32 / 2),
                 small.clone(),
             ))
             .map_err(|e| e.to_string())?;
