@@ -227,9 +227,9 @@ pub fn smallest_good_size(
     None
 }
 
-/// `size` if it is not a multiple of 8, else `size + 4`: a grid side of 4 more than a
-/// multiple of 8, so that its rows (4·N bytes) are 16-byte aligned while its rows and planes
-/// (4·N² bytes) are not strides of a large power of two. Strides of a large power of two map
+/// `size` if it is not a multiple of 8, else `size + 4`: given a multiple of 4, a grid side
+/// of 4 more than a multiple of 8, so that its rows (4·N bytes) are 16-byte aligned while its
+/// rows and planes (4·N² bytes) are not strides of a large power of two. Strides of a large power of two map
 /// a line's or a plane's elements onto a few cache sets, which then evict each other
 /// (cache-set conflicts): line-solve's i-solve, whose elements are N² apart, took 6.8 ns per
 /// cell at N = 208 = 16·13 on the host and 2.9 ns at 204 and 212 (3.5 and 1.3 ns on PoCL; AMD
@@ -245,11 +245,10 @@ pub fn grid_size_off_powers_of_two(size: usize) -> usize {
 /// Small sizes chosen from the calibration for a prediction of `target` at 4–8× (`count`
 /// sizes spread geometrically from target/8 to target/4): each one saturates the device
 /// (at least n work items per launch) and, on 2-D and 3-D grids, is neither a power of two
-/// nor a multiple of 16 (cache-set conflicts: [`grid_size_off_powers_of_two`]); the sizes
-/// whose working set lives
-/// in another memory level than the target's are reported, since at 4–8× the target's level
-/// cannot always be reached, and so is a grid target that is a multiple of 16. Returns the
-/// sizes and notes for the user.
+/// nor a multiple of 16 (cache-set conflicts: [`grid_size_off_powers_of_two`]). The sizes
+/// whose working set lives in another memory level than the target's are reported, since at
+/// 4–8× the target's level cannot always be reached, and so is a grid target that is a
+/// multiple of 16. Returns the sizes and notes for the user.
 pub fn auto_small_sizes(
     workload: &dyn Workload,
     device: &DeviceFacts,
