@@ -145,6 +145,7 @@ impl CalibratedEstimate {
             fixed_seconds: None,
             bytes_at_target: None,
             bracket_seconds: None,
+            seconds_per_launch: None,
         }
     }
 }
@@ -163,6 +164,11 @@ pub enum CalibratedMethod {
     Bracket,
     /// No bytes known (or a transfer or host step): the log-log line of the moved times.
     LogLog,
+    /// Every launch (or transfer) does the same work at every size of the window (the same
+    /// work items and bytes per launch, such as a one-item reset or a 4-byte download): the
+    /// window's time per launch, which does not grow with N, times the launches at the
+    /// target.
+    PerLaunch,
     /// The run's total: the sum of its phases' estimates and interval bounds.
     SumOfPhases,
 }
@@ -190,6 +196,10 @@ pub struct CalibratedEstimate {
     /// and "it keeps growing".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bracket_seconds: Option<[f64; 2]>,
+    /// The window's time per launch (geometric mean over its sizes), seconds, for a phase
+    /// whose launches do the same work at every size ([`CalibratedMethod::PerLaunch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_per_launch: Option<f64>,
 }
 
 /// The whole forecast.
@@ -321,10 +331,11 @@ pub fn forecast_calibrated(
     moves: &[LevelMove],
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
+    let fixed = fixed_work_phases(series, moves);
     let fit = |overlap: Overlap| -> Result<Forecast, FitError> {
-        let window = move_to_target_level(series, moves, launch, overlap);
+        let window = move_to_target_level(series, moves, launch, overlap, &fixed);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
-        calibrate_estimates(&window, &mut forecast);
+        calibrate_estimates(&window, &fixed, &mut forecast);
         Ok(forecast)
     };
     let mut forecast = fit(Overlap::Half)?;
@@ -350,13 +361,71 @@ enum Overlap {
     Half,
 }
 
+/// The phases of `series` whose every launch (or transfer) does the same work at each size
+/// in `moves`: the same work items and the same bytes per launch, at least one of the two
+/// known at every size. Their time does not grow with N beyond their launch count, so they
+/// are neither moved to the target's level nor fitted on a log-log line (a one-item reset
+/// that costs a launch's overhead at every size fits a slope through noise alone).
+fn fixed_work_phases(series: &SeriesMedians, moves: &[LevelMove]) -> Vec<String> {
+    let points: Vec<&SizeMedians> = series
+        .points
+        .iter()
+        .filter(|p| moves.iter().any(|m| m.size == p.size))
+        .collect();
+    let Some(first) = points.first() else {
+        return Vec::new();
+    };
+    // The same amount per launch: a_i·k_0 = a_0·k_i, or unknown at every size.
+    let same_per_launch = |a: &[Option<u64>], k: &[u64]| -> Option<bool> {
+        match a[0] {
+            None => a.iter().all(Option::is_none).then_some(false),
+            Some(a0) => a
+                .iter()
+                .zip(k)
+                .all(|(ai, &ki)| {
+                    ai.is_some_and(|ai| {
+                        u128::from(ai) * u128::from(k[0]) == u128::from(a0) * u128::from(ki)
+                    })
+                })
+                .then_some(true),
+        }
+    };
+    first
+        .phases
+        .iter()
+        .map(|ph| &ph.name)
+        .filter(|name| {
+            let found: Option<Vec<&PhaseMedian>> = points
+                .iter()
+                .map(|p| p.phases.iter().find(|ph| &ph.name == *name))
+                .collect();
+            let Some(found) = found else { return false };
+            let counts: Vec<u64> = found.iter().map(|ph| ph.count).collect();
+            if counts.contains(&0) {
+                return false;
+            }
+            let items: Vec<Option<u64>> = found.iter().map(|ph| ph.items).collect();
+            let bytes: Vec<Option<u64>> = found.iter().map(|ph| ph.bytes).collect();
+            match (
+                same_per_launch(&items, &counts),
+                same_per_launch(&bytes, &counts),
+            ) {
+                (Some(i), Some(b)) => i || b,
+                _ => false,
+            }
+        })
+        .cloned()
+        .collect()
+}
+
 /// The points of `series` whose sizes are in `moves`, each phase's time moved to the
-/// target's memory level (docs/models.md §2.4).
+/// target's memory level (docs/models.md §2.4); the phases in `fixed` stay as measured.
 fn move_to_target_level(
     series: &SeriesMedians,
     moves: &[LevelMove],
     launch: Seconds,
     overlap: Overlap,
+    fixed: &[String],
 ) -> SeriesMedians {
     let mut window = series.clone();
     window.points.retain_mut(|p| {
@@ -364,7 +433,7 @@ fn move_to_target_level(
             return false;
         };
         let mut moved = 0.0;
-        for ph in p.phases.iter_mut() {
+        for ph in p.phases.iter_mut().filter(|ph| !fixed.contains(&ph.name)) {
             if let Some((_, g)) = m.transfer_factors.iter().find(|t| t.0 == ph.name) {
                 let extra = ph.median_seconds * (g - 1.0);
                 moved += extra;
@@ -409,8 +478,9 @@ fn move_to_target_level(
 /// Replace each phase's log-log extrapolation by the calibrated variant's estimate
 /// (docs/models.md §2.4), and the total's by the sum of the phases'. A kernel phase whose
 /// bytes are known at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less
-/// launches × L); other phases keep their log-log line.
-fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
+/// launches × L); a phase in `fixed` is its window's time per launch times the launches at
+/// the target; other phases keep their log-log line.
+fn calibrate_estimates(window: &SeriesMedians, fixed: &[String], forecast: &mut Forecast) {
     let target = forecast.target;
     let mut sum = [0.0; 3];
     let mut complete = forecast.skipped_phases.is_empty();
@@ -435,6 +505,10 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
                 .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
         });
         let mut estimate = match bytes {
+            _ if fixed.contains(&p.name) => {
+                let counts = per_size(&|ph| Some(ph.count as f64));
+                counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
+            }
             Some(b) if is_kernel_phase(&p.name) => {
                 per_byte_estimate(&p.fractal, &b, noise.as_deref(), target)
             }
@@ -471,6 +545,57 @@ fn calibrate_estimates(window: &SeriesMedians, forecast: &mut Forecast) {
                 .push("a phase could not be estimated: the total is the log-log line's".into());
         }
     }
+}
+
+/// The estimate of a phase whose launches do the same work at every size of the window
+/// (`fractal`: its times; `counts`: its launches per run): the time per launch τ_i = T_i / k_i
+/// is taken as one quantity measured at each size, log-normal about its geometric mean τ̄:
+///
+/// `T = k_target·τ̄`, 95 % interval `k_target·τ̄·exp(± t_{0.975,k−1}·s·√(1 + 1/k))`,
+///
+/// s the standard deviation of ln τ_i and k_target the launch counts' least-squares line in N
+/// at the target (as the launch overhead is extrapolated). `None` with fewer than three sizes
+/// or no positive launch count at the target.
+fn per_launch_estimate(
+    fractal: &FractalFit,
+    counts: &[f64],
+    target: f64,
+) -> Option<CalibratedEstimate> {
+    let k = counts.len();
+    if k < 3 || fractal.times_seconds.len() != k {
+        return None;
+    }
+    let logs: Vec<f64> = fractal
+        .times_seconds
+        .iter()
+        .zip(counts)
+        .map(|(t, c)| (t / c).ln())
+        .collect();
+    if logs.iter().any(|l| !l.is_finite()) {
+        return None;
+    }
+    let mean = logs.iter().sum::<f64>() / k as f64;
+    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+    let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
+    let [b0, b1] = super::fractal::offset_line(&fractal.sizes, counts);
+    let launches = b0 + b1 * target;
+    if launches.is_nan() || launches <= 0.0 {
+        return None;
+    }
+    let per_launch = mean.exp();
+    Some(CalibratedEstimate {
+        method: CalibratedMethod::PerLaunch,
+        prediction_seconds: launches * per_launch,
+        interval_seconds: [
+            launches * (mean - half).exp(),
+            launches * (mean + half).exp(),
+        ],
+        seconds_per_byte: None,
+        fixed_seconds: None,
+        bytes_at_target: None,
+        bracket_seconds: None,
+        seconds_per_launch: Some(per_launch),
+    })
 }
 
 /// The per-byte estimate of one kernel phase from its moved fit (`fractal`: times, launch
@@ -518,6 +643,7 @@ fn per_byte_estimate(
             fixed_seconds: Some(line.intercept),
             bytes_at_target: Some(bytes_at_target),
             bracket_seconds: None,
+            seconds_per_launch: None,
         });
     }
     // The cost per byte rises across the window: saturation at the largest sizes' cost, or
@@ -550,6 +676,7 @@ fn per_byte_estimate(
         fixed_seconds: None,
         bytes_at_target: Some(bytes_at_target),
         bracket_seconds: Some([saturated + offset, growth + offset]),
+        seconds_per_launch: None,
     })
 }
 
@@ -844,29 +971,35 @@ mod tests {
         assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() > 0.1);
     }
 
-    /// One kernel phase `k` taking 1 ms per run at N = 100, 200 and 400 (no launches), moving
-    /// `bytes` and running `items` work items at each.
+    /// One kernel phase `k` at N = 100, 200 and 400 (one launch, no launch cost) taking 1 ms
+    /// per run, moving `bytes` and running `items` work items per 100 of N: the same share of
+    /// its time in traffic at each size (work that did not grow with N would be per-launch
+    /// work, [`CalibratedMethod::PerLaunch`]).
     fn one_ms_series(bytes: u64, items: Option<u64>) -> SeriesMedians {
         series(
             [100, 200, 400]
-                .map(|size| SizeMedians {
-                    size,
-                    phases: vec![PhaseMedian {
-                        name: "k".into(),
-                        median_seconds: 1e-3,
-                        count: 1,
-                        bytes: Some(bytes),
-                        items,
-                        ci95_seconds: None,
-                    }],
-                    total_seconds: 1e-3,
+                .map(|size| {
+                    let per = size as u64 / 100;
+                    SizeMedians {
+                        size,
+                        phases: vec![PhaseMedian {
+                            name: "k".into(),
+                            median_seconds: 1e-3 * per as f64,
+                            count: 1,
+                            bytes: Some(bytes * per),
+                            items: items.map(|i| i * per),
+                            ci95_seconds: None,
+                        }],
+                        total_seconds: 1e-3 * per as f64,
+                    }
                 })
                 .to_vec(),
         )
     }
 
-    /// The calibrated total at N = 800 of a series at N = 100, 200 and 400 whose sizes all
-    /// streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
+    /// The calibrated total at N = 800 per 100 of N (so the 1 ms per run of `one_ms_series`
+    /// comes back as 1 ms where nothing moves) of a series at N = 100, 200 and 400 whose sizes
+    /// all streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
     /// cost; and its interval.
     fn total_at_half_speed(s: &SeriesMedians) -> (f64, [f64; 2]) {
         let moves = [100, 200, 400].map(|size| LevelMove {
@@ -881,7 +1014,8 @@ mod tests {
             .into_iter()
             .find(|p| p.name == "total")
             .expect("total");
-        (total.prediction_seconds(), total.interval_seconds())
+        let [lo, hi] = total.interval_seconds();
+        (total.prediction_seconds() / 8.0, [lo / 8.0, hi / 8.0])
     }
 
     #[test]
@@ -898,7 +1032,7 @@ mod tests {
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         assert!(
-            (total.prediction_seconds() - 1e-3).abs() < 1e-9,
+            (total.prediction_seconds() - 8e-3).abs() < 1e-9,
             "{total:?}"
         );
     }
@@ -934,7 +1068,7 @@ mod tests {
         // 0.75 ms one after the other.
         let mut heavy = s.clone();
         for p in &mut heavy.points {
-            p.phases[0].bytes = Some(3_000_000);
+            p.phases[0].bytes = Some(30_000 * p.size as u64);
         }
         let (at, [lo, hi]) = total_of(&heavy);
         assert!(close(at, 1.625e-3) && close(lo, 1.5e-3) && close(hi, 1.75e-3));
@@ -943,7 +1077,7 @@ mod tests {
         // however compute and traffic combine.
         let mut fast = s.clone();
         for p in &mut fast.points {
-            p.phases[0].bytes = Some(10_000_000);
+            p.phases[0].bytes = Some(100_000 * p.size as u64);
         }
         let (at, [lo, hi]) = total_of(&fast);
         assert!(close(at, 5e-3) && close(lo, 5e-3) && close(hi, 5e-3));
@@ -1155,5 +1289,119 @@ mod tests {
             f.skipped_phases,
             vec!["upload: no time at N = 128, not fitted"]
         );
+    }
+
+    #[test]
+    fn a_phase_whose_launches_do_the_same_work_at_every_size_costs_the_same_per_launch() {
+        // PoCL ADI, run 11: a one-item reset (`zero_u32`, 36 launches of one work item) took
+        // 12.5, 12.0, 12.0, 13.7 and 23.5 µs at N = 25 … 51, a launch's overhead and noise.
+        // Its log-log line through that noise predicted 3.9 ms at N = 204 with an upper bound
+        // of 10⁷ s (measured: 49 µs). Its launches do the same work at every size, so its time
+        // per launch is one quantity measured five times, and it is not moved between levels.
+        let sizes = [25usize, 30, 36, 43, 51];
+        let reset = [12.5e-6, 12.0e-6, 12.0e-6, 13.7e-6, 23.5e-6];
+        let make = |eps_bytes: u64| {
+            series(
+                sizes
+                    .iter()
+                    .zip(reset)
+                    .map(|(&size, t0)| {
+                        let n = size as f64;
+                        let sweep = 1e-9 * n.powi(3);
+                        let bytes = 8 * (size as u64).pow(3);
+                        SizeMedians {
+                            size,
+                            phases: vec![
+                                PhaseMedian {
+                                    name: "zero_u32".into(),
+                                    median_seconds: t0,
+                                    count: 36,
+                                    bytes: None,
+                                    items: Some(36),
+                                    ci95_seconds: None,
+                                },
+                                PhaseMedian {
+                                    name: "sweep".into(),
+                                    median_seconds: sweep,
+                                    count: 36,
+                                    bytes: Some(bytes),
+                                    items: Some(36 * (size as u64 - 2).pow(2)),
+                                    ci95_seconds: None,
+                                },
+                                PhaseMedian {
+                                    name: "download eps".into(),
+                                    median_seconds: 1e-6 * (1.0 + size as f64 / 1000.0),
+                                    count: 36,
+                                    bytes: Some(eps_bytes),
+                                    items: None,
+                                    ci95_seconds: None,
+                                },
+                            ],
+                            total_seconds: t0 + sweep + 1e-6,
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        let moves = |factor: f64| {
+            sizes.map(|size| LevelMove {
+                size,
+                rate: 1e10,
+                factor,
+                transfer_factors: vec![("download eps".into(), factor)],
+            })
+        };
+        let target = 204.0;
+        let launch = Seconds(0.3e-6);
+        let f = forecast_calibrated(&make(144), target, &moves(2.0), launch).expect("fits");
+        let phase = |f: &Forecast, name: &str| {
+            f.phases
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.calibrated.clone())
+                .expect("estimated")
+        };
+        let zero = phase(&f, "zero_u32");
+        assert_eq!(zero.method, CalibratedMethod::PerLaunch);
+        let per: Vec<f64> = reset.iter().map(|t| t / 36.0).collect();
+        let geo = (per.iter().map(|t| t.ln()).sum::<f64>() / 5.0).exp();
+        assert!(
+            (zero.prediction_seconds / (36.0 * geo) - 1.0).abs() < 1e-12,
+            "{zero:?}"
+        );
+        assert_eq!(
+            zero.seconds_per_launch,
+            Some(zero.prediction_seconds / 36.0)
+        );
+        // The interval: t_{0.975,4}·s·√(1 + 1/5) either side in logs.
+        let s = (per.iter().map(|t| (t / geo).ln().powi(2)).sum::<f64>() / 4.0).sqrt();
+        let half = 2.776_445 * s * 1.2f64.sqrt();
+        let [lo, hi] = zero.interval_seconds;
+        assert!(
+            (lo / (36.0 * geo * (-half).exp()) - 1.0).abs() < 1e-5,
+            "{lo}"
+        );
+        assert!((hi / (36.0 * geo * half.exp()) - 1.0).abs() < 1e-5, "{hi}");
+        assert!(hi < 1e-4, "{hi}");
+        // A transfer of the same 4 bytes per download at every size is per-launch too.
+        let eps = phase(&f, "download eps");
+        assert_eq!(eps.method, CalibratedMethod::PerLaunch);
+        // Neither is moved: the same estimates without a level move.
+        let unmoved = forecast_calibrated(&make(144), target, &moves(1.0), launch).expect("fits");
+        assert_eq!(phase(&unmoved, "zero_u32"), zero);
+        assert_eq!(phase(&unmoved, "download eps"), eps);
+        // A phase whose work per launch grows with N is not per-launch; nor is a download
+        // whose bytes grow.
+        assert_ne!(phase(&f, "sweep").method, CalibratedMethod::PerLaunch);
+        let mut growing = make(144);
+        for p in &mut growing.points {
+            p.phases[2].bytes = Some(4 * p.size as u64);
+        }
+        let g = forecast_calibrated(&growing, target, &moves(2.0), launch).expect("fits");
+        assert_eq!(phase(&g, "download eps").method, CalibratedMethod::LogLog);
+        // The total's interval is the sum of its phases': bounded now.
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        let [_, total_hi] = total.interval_seconds();
+        assert!(total_hi < 10.0 * total.prediction_seconds(), "{total_hi}");
     }
 }

@@ -445,7 +445,7 @@ impl FractalFit {
 
 /// The least-squares line `offset(n) = b0 + b1·n` through the offsets; exactly constant when
 /// they are all equal, so that a fixed overhead comes back bit for bit.
-fn offset_line(sizes: &[f64], offsets: &[f64]) -> [f64; 2] {
+pub(super) fn offset_line(sizes: &[f64], offsets: &[f64]) -> [f64; 2] {
     if offsets.iter().all(|&o| o == offsets[0]) {
         return [offsets[0], 0.0];
     }
