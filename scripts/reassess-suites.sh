@@ -26,6 +26,7 @@ runs=(
   "9 results/suite-2026-11-25c results/suite-2026-11-25c/calibrations"
   "10 results/suite-2026-11-25d results/suite-2026-11-25d/calibrations"
   "11 results/suite-2026-11-25e results/suite-2026-11-25e/calibrations"
+  "12 results/suite-2026-11-25f results/suite-2026-11-25f/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
