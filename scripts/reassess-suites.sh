@@ -27,6 +27,7 @@ runs=(
   "10 results/suite-2026-11-25d results/suite-2026-11-25d/calibrations"
   "11 results/suite-2026-11-25e results/suite-2026-11-25e/calibrations"
   "12 results/suite-2026-11-25f results/suite-2026-11-25f/calibrations"
+  "13 results/suite-2026-11-25g results/suite-2026-11-25g/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"

@@ -648,7 +648,9 @@ fn per_byte_estimate(
     }
     // The cost per byte rises across the window: saturation at the largest sizes' cost, or
     // growth at the rate it still rises at the top of the window; the estimate lies between
-    // them, and the interval reaches out to the log-log line of the whole window too.
+    // them. The interval reaches up to the highest of the three ways on (saturation, the top's
+    // growth, the whole window's log-log line) widened by one run's scatter about that line,
+    // and down to saturation or the line's lower prediction bound.
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| bytes[a].total_cmp(&bytes[b]));
     let top = &order[n - 2..];
@@ -665,12 +667,23 @@ fn per_byte_estimate(
     let growth = top_growth(&fractal.sizes, &work, bytes, &order[n - 3..], target)
         .map_or(whole, |g| g * bytes_at_target)
         .max(saturated);
+    // One run's scatter about the log-log line, without the line's slope uncertainty (the
+    // three ways on are the model's uncertainty): exp(t_{0.975,k−2}·s·√(1 + 1/k)).
+    let scatter = (fractal.t_quantile
+        * fractal.residual_standard_error
+        * (1.0 + 1.0 / fractal.points as f64).sqrt())
+    .exp();
+    let highest = saturated.max(growth).max(whole) * scatter;
     Some(CalibratedEstimate {
         method: CalibratedMethod::Bracket,
         prediction_seconds: (saturated * growth).sqrt() + offset,
         interval_seconds: [
             saturated.min(g_lo).max(0.0) + offset,
-            saturated.max(g_hi).max(growth) + offset,
+            if highest.is_finite() {
+                highest + offset
+            } else {
+                saturated.max(g_hi).max(growth) + offset
+            },
         ],
         seconds_per_byte: Some(per_byte),
         fixed_seconds: None,
@@ -1278,6 +1291,73 @@ mod tests {
         // Under the old rule (the whole window's log-log line as the growth) the early rise
         // was carried on to the target.
         assert!(c.prediction_seconds < 0.9 * (flat * c.interval_seconds[1]).sqrt());
+    }
+
+    #[test]
+    fn a_small_noisy_rise_reaches_its_highest_way_on_not_its_lines_slope_uncertainty() {
+        // PoCL SOR (reordered), run 12: the copy back from the skewed layout (`from_skewed`,
+        // one launch, 1 % of the run) took 135, 121, 340, 468 and 558 µs at N = 362 … 725,
+        // moved to memory as that run moved it; measured at N = 2900: 12.7 ms. Its cost per
+        // byte rises through noise. The upper bound used to be the whole window's log-log
+        // line's 95 % bound, 376 ms: 38 % of the whole run's measured time from a phase of
+        // 1 %, which made the total's interval 2.2× wide.
+        let sizes = [362usize, 431, 516, 609, 725];
+        let times = [135.2e-6, 121.1e-6, 340.0e-6, 468.4e-6, 557.7e-6];
+        let bytes = [1_048_352u64, 1_486_088, 2_130_048, 2_967_048, 4_205_000];
+        let s = series(
+            sizes
+                .iter()
+                .zip(times)
+                .zip(bytes)
+                .map(|((&size, t), b)| SizeMedians {
+                    size,
+                    phases: vec![PhaseMedian {
+                        name: "from_skewed".into(),
+                        median_seconds: t,
+                        count: 1,
+                        bytes: Some(b),
+                        items: Some(b / 8),
+                        ci95_seconds: None,
+                    }],
+                    total_seconds: t,
+                })
+                .collect(),
+        );
+        let moves = sizes.map(|size| LevelMove {
+            size,
+            rate: 119.53e9,
+            factor: 1.9726,
+            transfer_factors: Vec::new(),
+        });
+        let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
+        let p = f
+            .phases
+            .iter()
+            .find(|p| p.name == "from_skewed")
+            .expect("phase");
+        let c = p.calibrated.as_ref().expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Bracket);
+        let [saturated, growth] = c.bracket_seconds.expect("bracket");
+        let measured = 12.71e-3;
+        // The highest way on, widened by one run's scatter about the log-log line (of the
+        // halfway move; the interval is the widest over the three moves, which differ here
+        // by a few per cent).
+        let fr = &p.fractal;
+        let scatter =
+            (fr.t_quantile * fr.residual_standard_error * (1.0 + 1.0 / 5.0f64).sqrt()).exp();
+        let offset = fr.offset_at_target_seconds;
+        let whole = fr.prediction_seconds - offset;
+        let highest = (saturated - offset).max(growth - offset).max(whole) * scatter + offset;
+        let [lo, hi] = c.interval_seconds;
+        assert!(
+            hi >= highest * (1.0 - 1e-12) && hi < 1.05 * highest,
+            "{hi} {highest}"
+        );
+        assert!(lo <= measured && measured <= hi, "{lo} {hi}");
+        assert!(hi < 0.06, "{hi}");
+        // The line's own 95 % bound, which carries its slope's uncertainty on top, is far
+        // above it.
+        assert!(fr.prediction_interval_seconds[1] > 5.0 * hi, "{fr:?}");
     }
 
     #[test]
