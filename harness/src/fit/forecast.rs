@@ -159,8 +159,9 @@ pub enum CalibratedMethod {
     Asymptote,
     /// The cost per byte rises across the window: the estimate is the geometric mean of
     /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (at the rate it
-    /// still rises over the three largest sizes), and the interval spans both and the
-    /// whole window's log-log line.
+    /// still rises over the three largest sizes); the interval reaches up to the highest of
+    /// those two and the whole window's log-log line, widened by one run's scatter about that
+    /// line, and down to saturation or the line's lower prediction bound.
     Bracket,
     /// No bytes known (or a transfer or host step): the log-log line of the moved times.
     LogLog,
