@@ -29,6 +29,7 @@ runs=(
   "12 results/suite-2026-11-25f results/suite-2026-11-25f/calibrations"
   "13 results/suite-2026-11-25g results/suite-2026-11-25g/calibrations"
   "14 results/suite-2026-11-25h results/suite-2026-11-25h/calibrations"
+  "15 results/suite-2026-11-25i results/suite-2026-11-25i/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"

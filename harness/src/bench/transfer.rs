@@ -8,8 +8,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError};
-use crate::backend::{Arg, Launch};
+use crate::backend::{Arg, BackendError, Buffer, Device, Launch, Program};
 use crate::fit::linear::{fit_line, fit_line_relative};
+use crate::fit::stats::median_of_sorted;
 use crate::units::Seconds;
 
 /// Cost of launching an empty kernel.
@@ -49,6 +50,112 @@ pub struct LaunchLine {
 
 /// Work items of the back-to-back empty launches (rounded to whole groups).
 pub const SEQUENCE_ITEMS: [usize; 4] = [1 << 10, 1 << 12, 1 << 14, 1 << 16];
+
+impl LaunchLine {
+    /// The least-squares line through `[work items, ns]` points; `None` where it cannot be
+    /// fitted (fewer than three points, all at one size).
+    pub fn through(points: Vec<[f64; 2]>) -> Option<LaunchLine> {
+        let xs: Vec<f64> = points.iter().map(|p| p[0]).collect();
+        let ys: Vec<f64> = points.iter().map(|p| p[1]).collect();
+        fit_line(&xs, &ys).ok().map(|line| LaunchLine {
+            fixed_ns: line.intercept.max(0.0),
+            fixed_ci95_ns: line.intercept_ci95.map(|v| v.max(0.0)),
+            per_item_ns: line.slope,
+            r_squared: line.r_squared,
+            points,
+        })
+    }
+}
+
+/// Launches of each size in one [`LaunchProber::sample`].
+pub const PROBE_LAUNCHES: usize = 9;
+
+/// The back-to-back launch line measured again beside other work, a few launches at a time:
+/// a series takes one sample in each of its rounds, so the launch cost its predictions use
+/// is the one the machine charged while the series ran, not the one of a calibration made at
+/// another time (on a shared machine the two differ: 240 and 456 ns per launch on PoCL in two
+/// calibrations an hour apart, each with a narrow interval).
+pub struct LaunchProber<'d> {
+    device: &'d dyn Device,
+    program: Program,
+    sink: Buffer,
+    launches: Vec<Launch>,
+    rounds: Vec<Vec<f64>>,
+}
+
+/// What a [`LaunchProber`] measured: the line through every size's median over all samples,
+/// and each sample's own fixed part (how far the launch cost wandered).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchProbe {
+    /// The line `fixed + per_item × items` through the medians over the samples; its fixed
+    /// part is the L a prediction from the series uses.
+    pub line: LaunchLine,
+    /// Each sample's fixed part, ns, in the order taken.
+    pub sample_fixed_ns: Vec<f64>,
+}
+
+impl<'d> LaunchProber<'d> {
+    /// Compile the empty kernel for `device` and allocate its argument.
+    pub fn new(device: &'d dyn Device) -> Result<Self, BackendError> {
+        let program = device.compile(&super::kernels::program())?;
+        let sink = device.alloc(4)?;
+        let group = device.preferred_group_size().clamp(1, SEQUENCE_ITEMS[0]);
+        let launches = SEQUENCE_ITEMS
+            .iter()
+            .map(|&items| Launch::linear((items / group).max(1) * group, group))
+            .collect();
+        Ok(LaunchProber {
+            device,
+            program,
+            sink,
+            launches,
+            rounds: Vec::new(),
+        })
+    }
+
+    /// One sample: [`PROBE_LAUNCHES`] back-to-back empty launches at each of
+    /// [`SEQUENCE_ITEMS`], device-timed; the median of each size is kept.
+    pub fn sample(&mut self) -> Result<(), BackendError> {
+        let mut medians = Vec::with_capacity(self.launches.len());
+        for launch in &self.launches {
+            let mut times = (0..PROBE_LAUNCHES)
+                .map(|_| {
+                    self.device
+                        .launch(&self.program, "empty", launch, &[Arg::Buf(&self.sink)])
+                        .map(|t| t.0 * 1e9)
+                })
+                .collect::<Result<Vec<f64>, _>>()?;
+            times.sort_by(f64::total_cmp);
+            medians.push(median_of_sorted(&times));
+        }
+        self.rounds.push(medians);
+        Ok(())
+    }
+
+    /// The line through the medians of every size over all samples; `None` before any.
+    pub fn finish(&self) -> Option<LaunchProbe> {
+        let items = |i: usize| self.launches[i].global[0] as f64;
+        let sample_fixed_ns = self
+            .rounds
+            .iter()
+            .filter_map(|r| {
+                let points = r.iter().enumerate().map(|(i, &t)| [items(i), t]).collect();
+                LaunchLine::through(points).map(|l| l.fixed_ns)
+            })
+            .collect();
+        let points = (0..self.launches.len())
+            .map(|i| {
+                let mut at: Vec<f64> = self.rounds.iter().map(|r| r[i]).collect();
+                at.sort_by(f64::total_cmp);
+                (!at.is_empty()).then(|| [items(i), median_of_sorted(&at)])
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(LaunchProbe {
+            line: LaunchLine::through(points)?,
+            sample_fixed_ns,
+        })
+    }
+}
 
 impl LaunchOverhead {
     /// The overhead L each launch of a workload pays, seconds: the fixed part of the
@@ -115,15 +222,7 @@ pub fn launch_overhead(ctx: &mut BenchContext<'_>) -> Result<LaunchOverhead, Ben
         ctx.record(&name, &m);
         points.push([items as f64, m.summary.median * 1e9]);
     }
-    let xs: Vec<f64> = points.iter().map(|p| p[0]).collect();
-    let ys: Vec<f64> = points.iter().map(|p| p[1]).collect();
-    let sequence = fit_line(&xs, &ys).ok().map(|line| LaunchLine {
-        fixed_ns: line.intercept.max(0.0),
-        fixed_ci95_ns: line.intercept_ci95.map(|v| v.max(0.0)),
-        per_item_ns: line.slope,
-        r_squared: line.r_squared,
-        points,
-    });
+    let sequence = LaunchLine::through(points);
     let ns = |v: f64| v * 1e9;
     Ok(LaunchOverhead {
         device_ns: ns(device.summary.median),
@@ -228,6 +327,43 @@ mod tests {
         assert!(fit.r_squared > 0.999_999);
         assert_eq!(fit.fit_range_bytes, [4 << 10, 64 << 20]);
         assert!(fit.start_ci95_ns[0] <= fit.start_ns && fit.start_ns <= fit.start_ci95_ns[1]);
+    }
+
+    #[test]
+    fn the_prober_keeps_one_line_per_sample_and_fits_their_medians() {
+        let host = crate::backend::host::HostDevice::new();
+        let mut prober = LaunchProber::new(&host).expect("compiles");
+        assert_eq!(prober.finish(), None, "no sample, no probe");
+        for _ in 0..3 {
+            prober.sample().expect("launches");
+        }
+        let probe = prober.finish().expect("a probe");
+        assert_eq!(probe.sample_fixed_ns.len(), 3);
+        let items: Vec<f64> = probe.line.points.iter().map(|p| p[0]).collect();
+        let group = host.preferred_group_size().clamp(1, SEQUENCE_ITEMS[0]);
+        let want: Vec<f64> = SEQUENCE_ITEMS
+            .iter()
+            .map(|&i| ((i / group).max(1) * group) as f64)
+            .collect();
+        assert_eq!(items, want);
+        assert!(probe.line.points.iter().all(|p| p[1] >= 0.0));
+        assert!(probe.line.fixed_ns >= 0.0);
+    }
+
+    #[test]
+    fn a_line_through_the_probes_medians_recovers_fixed_and_per_item_costs() {
+        let points: Vec<[f64; 2]> = SEQUENCE_ITEMS
+            .iter()
+            .map(|&i| [i as f64, 240.0 + 0.09 * i as f64])
+            .collect();
+        let line = LaunchLine::through(points).expect("a line");
+        assert!((line.fixed_ns - 240.0).abs() < 1e-6, "{}", line.fixed_ns);
+        assert!(
+            (line.per_item_ns - 0.09).abs() < 1e-9,
+            "{}",
+            line.per_item_ns
+        );
+        assert_eq!(LaunchLine::through(vec![[1.0, 2.0]]), None);
     }
 
     #[test]

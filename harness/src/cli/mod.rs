@@ -891,6 +891,9 @@ fn series_command(
     for jump in &series.flagged {
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
+    if let Some(line) = views::launch_probe_line(&series) {
+        eprintln!("{line}");
+    }
     eprintln!("{}", check_line(&series));
     write_and_say(&series.stem(output_dir), formats, &series)
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Device, DeviceInfo};
+use crate::bench::transfer::{LaunchProbe, LaunchProber};
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
@@ -127,6 +128,11 @@ pub struct Series {
     /// conflicts and the like): kept in the series, left out of the windowed fit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flagged: Vec<Jump>,
+    /// The back-to-back launch cost measured in the series' own rounds (one small sample per
+    /// round, [`LaunchProber`]): the L the `calibrated` variant uses in place of the
+    /// calibration's. Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_probe: Option<LaunchProbe>,
 }
 
 impl Series {
@@ -478,6 +484,7 @@ pub fn run_series_beside(
     for (i, &size) in beside.iter().enumerate() {
         workload.run(device, size, iterations, i == 0)?;
     }
+    let mut prober = LaunchProber::new(device)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
     for round in 0..max {
@@ -497,6 +504,7 @@ pub fn run_series_beside(
         if !ran {
             break;
         }
+        prober.sample()?;
     }
     let beside_points = beside
         .iter()
@@ -536,6 +544,7 @@ pub fn run_series_beside(
         spec: workload.stored_spec(),
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
+        launch_probe: prober.finish(),
     };
     Ok((series, beside_points))
 }
@@ -632,5 +641,8 @@ mod tests {
         assert_eq!(beside.len(), 1);
         assert_eq!(beside[0].size, 100);
         assert_eq!(beside[0].total.samples.len(), 2);
+        // One launch-cost sample per round.
+        let probe = series.launch_probe.expect("the rounds probed launches");
+        assert_eq!(probe.sample_fixed_ns.len(), 2);
     }
 }

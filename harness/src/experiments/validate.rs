@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::series::{read_json, run_series_beside, RepeatPlan, Series, SeriesPoint};
 use crate::backend::Device;
+use crate::export::table::sig;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
@@ -20,6 +21,7 @@ use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{
     choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice,
 };
+use crate::units::Seconds;
 use crate::workloads::{Workload, WorkloadError};
 
 /// One phase (or `total`) at one large size.
@@ -372,6 +374,10 @@ pub fn windowed_forecast(
 ///
 /// `shared`: the rounds the target ran in with the window, where it ran inside them
 /// ([`run_series_beside`]); its interval then allows for less of the machine's drift.
+///
+/// Where the series measured the launch cost in its own rounds ([`Series::launch_probe`]),
+/// that L replaces the calibration's, in the window's rules and in the forecast alike: it is
+/// what the launches cost while the window ran.
 pub fn calibrated_forecast(
     workload: &dyn Workload,
     series: &Series,
@@ -379,6 +385,27 @@ pub fn calibrated_forecast(
     large: usize,
     shared: Option<SharedRounds>,
 ) -> (LargeWindow, Option<Forecast>) {
+    let mut notes = Vec::new();
+    let probed;
+    let device = match &series.launch_probe {
+        Some(probe) => {
+            let beside = Seconds::from_ns(probe.line.fixed_ns);
+            let ratio = beside.0 / device.launch_seconds.0;
+            if !(0.8..=1.25).contains(&ratio) {
+                notes.push(format!(
+                    "launches cost {} ns each beside the series, {} ns in the calibration: the series' own cost is used",
+                    sig(beside.as_ns(), 3),
+                    sig(device.launch_seconds.as_ns(), 3)
+                ));
+            }
+            probed = DeviceFacts {
+                launch_seconds: beside,
+                ..device.clone()
+            };
+            &probed
+        }
+        None => device,
+    };
     let facts = size_facts(workload, series);
     let target_bytes = workload.bytes_needed(large);
     let choice = choose_window_any_level(&facts, target_bytes, device);
@@ -415,7 +442,6 @@ pub fn calibrated_forecast(
             }
         })
         .collect();
-    let mut notes = Vec::new();
     if target_rate.is_none() {
         notes.push(
             "the calibration has no bandwidth sweep: no size is moved between levels".to_string(),
@@ -633,6 +659,57 @@ mod tests {
         // A target inside L2 needs only saturation.
         assert_eq!(smallest_good_size(&vadd, &device, 512, 1 << 16), Some(1024));
         assert_eq!(smallest_good_size(&vadd, &device, 512, 600), None);
+    }
+
+    #[test]
+    fn the_launch_cost_measured_beside_the_series_replaces_the_calibrations() {
+        let host = crate::backend::host::HostDevice::new();
+        let vadd = Stream(StreamKind::Vadd);
+        let sizes = [1 << 12, 1 << 13, 1 << 14];
+        let mut series = super::super::series::run_series(
+            &vadd,
+            None,
+            &host,
+            &sizes,
+            2,
+            RepeatPlan::fixed(3),
+            |_| {},
+        )
+        .expect("series");
+        let probe = series
+            .launch_probe
+            .clone()
+            .expect("the rounds probed launches");
+        assert_eq!(probe.sample_fixed_ns.len(), 3);
+        assert_eq!(probe.line.points.len(), 4);
+        assert!(probe.line.fixed_ns >= 0.0 && probe.line.fixed_ns < 1e6);
+        let facts = DeviceFacts {
+            executors: 1.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            transfers: Vec::new(),
+        };
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_some(), "{:?}", window.note);
+        assert_eq!(window.choice.accepted, sizes);
+        // Launches that cost 1 ms each beside the series take every small size's time: the
+        // window rejects them all, whatever the calibration said.
+        series.launch_probe.as_mut().expect("probe").line.fixed_ns = 1e6;
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_none());
+        assert!(window.choice.accepted.is_empty());
+        let note = window.note.expect("a note");
+        assert!(
+            note.contains(
+                "launches cost 1.00e6 ns each beside the series, 1.00 ns in the calibration"
+            ),
+            "{note}"
+        );
+        // Without a probe (an older series) the calibration's L stays.
+        series.launch_probe = None;
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_some(), "{:?}", window.note);
     }
 
     #[test]

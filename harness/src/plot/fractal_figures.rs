@@ -595,6 +595,7 @@ mod tests {
             spec: None,
             points,
             flagged: Vec::new(),
+            launch_probe: None,
         }
     }
 

@@ -300,6 +300,29 @@ pub fn series_progress(p: &crate::experiments::series::SeriesPoint) -> String {
     )
 }
 
+/// The launch cost a series measured in its rounds, in one line; `None` without a probe.
+pub fn launch_probe_line(series: &crate::experiments::series::Series) -> Option<String> {
+    let probe = series.launch_probe.as_ref()?;
+    let samples = &probe.sample_fixed_ns;
+    let spread = match (
+        samples.iter().copied().reduce(f64::min),
+        samples.iter().copied().reduce(f64::max),
+    ) {
+        (Some(lo), Some(hi)) => format!(
+            " ({} samples, {}–{} ns each)",
+            samples.len(),
+            sig(lo, 3),
+            sig(hi, 3)
+        ),
+        _ => String::new(),
+    };
+    Some(format!(
+        "launch cost beside the series: {} ns per launch + {} ns per work item{spread}",
+        sig(probe.line.fixed_ns, 3),
+        sig(probe.line.per_item_ns, 2),
+    ))
+}
+
 /// The `harness balance` decomposition table (docs/models.md §3).
 pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> String {
     let h = &d.hybrid;
