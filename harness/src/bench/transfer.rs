@@ -67,6 +67,16 @@ impl LaunchLine {
     }
 }
 
+/// The back-to-back launches on `device`: [`SEQUENCE_ITEMS`] work items, rounded to whole
+/// groups of the device's preferred size.
+fn sequence_launches(device: &dyn Device) -> Vec<Launch> {
+    let group = device.preferred_group_size().clamp(1, SEQUENCE_ITEMS[0]);
+    SEQUENCE_ITEMS
+        .iter()
+        .map(|&items| Launch::linear((items / group).max(1) * group, group))
+        .collect()
+}
+
 /// Launches of each size in one [`LaunchProber::sample`].
 pub const PROBE_LAUNCHES: usize = 9;
 
@@ -99,16 +109,11 @@ impl<'d> LaunchProber<'d> {
     pub fn new(device: &'d dyn Device) -> Result<Self, BackendError> {
         let program = device.compile(&super::kernels::program())?;
         let sink = device.alloc(4)?;
-        let group = device.preferred_group_size().clamp(1, SEQUENCE_ITEMS[0]);
-        let launches = SEQUENCE_ITEMS
-            .iter()
-            .map(|&items| Launch::linear((items / group).max(1) * group, group))
-            .collect();
         Ok(LaunchProber {
             device,
             program,
             sink,
-            launches,
+            launches: sequence_launches(device),
             rounds: Vec::new(),
         })
     }
@@ -207,14 +212,9 @@ pub fn launch_overhead(ctx: &mut BenchContext<'_>) -> Result<LaunchOverhead, Ben
             .0)
     })?;
     ctx.record("empty_wall_s", &wall);
-    let group = ctx
-        .device
-        .preferred_group_size()
-        .clamp(1, SEQUENCE_ITEMS[0]);
     let mut points = Vec::new();
-    for items in SEQUENCE_ITEMS {
-        let items = (items / group).max(1) * group;
-        let wide = Launch::linear(items, group);
+    for wide in sequence_launches(ctx.device) {
+        let items = wide.global[0];
         let name = format!("empty_sequence_device_s/{items}");
         let m = ctx.measure(&name, || {
             Ok(ctx.launch("empty", &wide, &[Arg::Buf(&sink)])?.0)
@@ -340,11 +340,11 @@ mod tests {
         let probe = prober.finish().expect("a probe");
         assert_eq!(probe.sample_fixed_ns.len(), 3);
         let items: Vec<f64> = probe.line.points.iter().map(|p| p[0]).collect();
-        let group = host.preferred_group_size().clamp(1, SEQUENCE_ITEMS[0]);
-        let want: Vec<f64> = SEQUENCE_ITEMS
+        let want: Vec<f64> = sequence_launches(&host)
             .iter()
-            .map(|&i| ((i / group).max(1) * group) as f64)
+            .map(|l| l.global[0] as f64)
             .collect();
+        assert_eq!(items.len(), SEQUENCE_ITEMS.len());
         assert_eq!(items, want);
         assert!(probe.line.points.iter().all(|p| p[1] >= 0.0));
         assert!(probe.line.fixed_ns >= 0.0);
