@@ -891,7 +891,13 @@ fn series_command(
     for jump in &series.flagged {
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
-    if let Some(line) = views::launch_probe_line(&series) {
+    for line in [
+        views::launch_probe_line(&series),
+        views::stream_probe_line(&series),
+    ]
+    .into_iter()
+    .flatten()
+    {
         eprintln!("{line}");
     }
     eprintln!("{}", check_line(&series));

@@ -596,6 +596,7 @@ mod tests {
             points,
             flagged: Vec::new(),
             launch_probe: None,
+            stream_probes: Vec::new(),
         }
     }
 
