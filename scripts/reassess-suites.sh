@@ -30,6 +30,10 @@ runs=(
   "13 results/suite-2026-11-25g results/suite-2026-11-25g/calibrations"
   "14 results/suite-2026-11-25h results/suite-2026-11-25h/calibrations"
   "15 results/suite-2026-11-25i results/suite-2026-11-25i/calibrations"
+  "16 results/suite-2026-11-25j results/suite-2026-11-25j/calibrations"
+  "17 results/suite-2026-11-25k results/suite-2026-11-25k/calibrations"
+  "18 results/suite-2026-11-25l results/suite-2026-11-25l/calibrations"
+  "19 results/suite-2026-11-25m results/suite-2026-11-25m/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"

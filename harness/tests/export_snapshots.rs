@@ -57,7 +57,6 @@ fn series() -> Series {
         points: vec![point(64, 0.5), point(128, 2.0), point(256, 8.0)],
         flagged: Vec::new(),
         launch_probe: None,
-        stream_probes: Vec::new(),
     }
 }
 

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::latency::LatencyLevel;
 use super::{verify, BenchContext, BenchError};
-use crate::backend::{download_f32, upload_f32, Arg, Buffer, Device, Launch};
+use crate::backend::{download_f32, upload_f32, Arg, Buffer, Launch};
 
 /// The smallest working set of the sweep.
 pub const MIN_WORKING_SET: usize = 16 << 10;
@@ -337,22 +337,6 @@ fn check(
     }
 }
 
-/// One sample of `kernel` over `a`, seconds: one launch of `passes` passes or, with
-/// `difference` (GPUs), the launch of 2·`passes` minus that of `passes`.
-fn one_sample(
-    ctx: &BenchContext<'_>,
-    kernel: StreamKernel,
-    a: &Arrays,
-    passes: u32,
-    difference: bool,
-) -> Result<f64, BenchError> {
-    let short = run(ctx, kernel, a, passes)?;
-    if !difference {
-        return Ok(short);
-    }
-    Ok(run(ctx, kernel, a, 2 * passes)? - short)
-}
-
 /// Measure every kernel at every working set of `sizes`, verify each, and group the points
 /// by the latency `levels`.
 pub fn measure_bandwidth(
@@ -392,7 +376,12 @@ pub fn measure_bandwidth(
             .collect();
         let measured = ctx.measure_in_rounds(&names, |i| {
             let (_, a, k) = &sets[i];
-            one_sample(ctx, kernel, a, *k, difference)
+            let short = run(ctx, kernel, a, *k)?;
+            if !difference {
+                return Ok(short);
+            }
+            let long = run(ctx, kernel, a, 2 * k)?;
+            Ok(long - short)
         })?;
         let mut points = Vec::new();
         for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(&sets) {
@@ -426,149 +415,6 @@ pub fn measure_bandwidth(
         curves,
         levels,
     })
-}
-
-/// Triad launches in one [`StreamProber::sample`] of a working set, at least.
-const PROBE_MIN_LAUNCHES: usize = 3;
-/// And at most.
-const PROBE_MAX_LAUNCHES: usize = 9;
-/// Kernel time one sample of a working set aims for: launches are added, up to the most,
-/// while they have taken less.
-const PROBE_SAMPLE_SECONDS: f64 = 2e-3;
-
-/// The triad's streaming rate measured again beside other work, at given working sets, a few
-/// launches at a time: a series takes one sample in each round its large sizes run in, so the
-/// rate a prediction moves a size to is the one the memory delivered while the series ran.
-/// On a shared machine it is not the calibration's: the host's memory level measured 85–100
-/// GB/s in one calibration and 58–64 GB/s in the series that followed it.
-///
-/// A sample of a working set is the median rate of 3 to 9 launches (more while they have
-/// taken less than 2 ms), each timed as the sweep times it ([`measure_bandwidth`]:
-/// one pass over data the previous launch left warm on a CPU, 2k − k passes on a GPU). The
-/// output is checked against the host's at [`StreamProber::finish`].
-pub struct StreamProber<'d> {
-    ctx: BenchContext<'d>,
-    difference: bool,
-    /// Per working set asked for: the bytes, the arrays (`None` where too small for one
-    /// float per array), the passes k, and each sample's rate, GB/s.
-    sets: Vec<ProbedSet>,
-}
-
-struct ProbedSet {
-    bytes: usize,
-    arrays: Option<Arrays>,
-    passes: u32,
-    sample_gbps: Vec<f64>,
-}
-
-/// What a [`StreamProber`] measured at one working set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamProbe {
-    /// The working set asked for, bytes (the triad's three arrays hold as many whole floats
-    /// as fit in it).
-    pub working_set_bytes: usize,
-    /// The triad's median rate over the samples, GB/s (10^9 bytes per second, each element
-    /// read or written counted once).
-    pub gbps: f64,
-    /// Its 95 % CI.
-    pub ci95_gbps: [f64; 2],
-    /// Each sample's rate, GB/s, in the order taken.
-    pub sample_gbps: Vec<f64>,
-}
-
-impl<'d> StreamProber<'d> {
-    /// Compile the streaming kernels for `device` and allocate the triad's arrays of each of
-    /// `working_sets` (bytes).
-    pub fn new(device: &'d dyn Device, working_sets: &[usize]) -> Result<Self, BenchError> {
-        let ctx = BenchContext::new(device, super::sampling::SamplingPlan::quick(), true)?;
-        let difference = blocked(&ctx) == 0;
-        let mut sets = Vec::with_capacity(working_sets.len());
-        for &bytes in working_sets {
-            let n = bytes / (4 * StreamKernel::Triad.arrays());
-            let arrays = (n > 0)
-                .then(|| arrays(&ctx, StreamKernel::Triad, n))
-                .transpose()?;
-            let passes = if difference {
-                passes_for(n * 4 * StreamKernel::Triad.arrays())
-            } else {
-                1
-            };
-            sets.push(ProbedSet {
-                bytes,
-                arrays,
-                passes,
-                sample_gbps: Vec::new(),
-            });
-        }
-        Ok(StreamProber {
-            ctx,
-            difference,
-            sets,
-        })
-    }
-
-    /// One sample of every working set.
-    pub fn sample(&mut self) -> Result<(), BenchError> {
-        for set in &mut self.sets {
-            let Some(a) = &set.arrays else { continue };
-            let moved = (a.n * 4 * StreamKernel::Triad.arrays()) as f64 * f64::from(set.passes);
-            let mut rates = Vec::with_capacity(PROBE_MAX_LAUNCHES);
-            let mut spent = 0.0;
-            for launch in 0..PROBE_MAX_LAUNCHES {
-                if launch >= PROBE_MIN_LAUNCHES && spent >= PROBE_SAMPLE_SECONDS {
-                    break;
-                }
-                let seconds = one_sample(
-                    &self.ctx,
-                    StreamKernel::Triad,
-                    a,
-                    set.passes,
-                    self.difference,
-                )?;
-                spent += seconds.abs();
-                if seconds > 0.0 {
-                    rates.push(moved / seconds * 1e-9);
-                }
-            }
-            if !rates.is_empty() {
-                rates.sort_by(f64::total_cmp);
-                set.sample_gbps
-                    .push(crate::fit::stats::median_of_sorted(&rates));
-            }
-        }
-        Ok(())
-    }
-
-    /// Check each working set's output against the host's and summarise its samples; one
-    /// entry per working set given to [`StreamProber::new`], `None` where nothing was
-    /// sampled.
-    pub fn finish(self) -> Result<Vec<Option<StreamProbe>>, BenchError> {
-        self.sets
-            .iter()
-            .map(|set| {
-                let Some(a) = &set.arrays else {
-                    return Ok(None);
-                };
-                if set.sample_gbps.is_empty() {
-                    return Ok(None);
-                }
-                check(&self.ctx, StreamKernel::Triad, a, set.passes)?;
-                let summary =
-                    crate::fit::stats::Summary::new(&set.sample_gbps).map_err(|source| {
-                        BenchError::Stats {
-                            what: format!("the triad beside the series at {} bytes", set.bytes),
-                            source,
-                        }
-                    })?;
-                Ok(Some(StreamProbe {
-                    working_set_bytes: set.bytes,
-                    gbps: summary.median,
-                    ci95_gbps: summary.ci95,
-                    sample_gbps: set.sample_gbps.clone(),
-                }))
-            })
-            .collect()
-    }
 }
 
 /// The median bandwidth of each kernel within each latency level: from the level's first
@@ -792,28 +638,6 @@ mod tests {
         assert_eq!(by[0].working_set_bytes, [0, (64 << 10) - 1]);
         assert_eq!(by[1].working_set_bytes, [64 << 10, usize::MAX]);
         assert_eq!(by[0].read_gbps, None);
-    }
-
-    #[test]
-    fn the_prober_samples_each_working_set_and_checks_it() {
-        let host = crate::backend::host::HostDevice::new();
-        let mut prober = StreamProber::new(&host, &[96 << 10, 4, 1 << 20]).expect("arrays");
-        for _ in 0..3 {
-            prober.sample().expect("sample");
-        }
-        let probes = prober.finish().expect("verified");
-        assert_eq!(probes.len(), 3);
-        assert!(probes[1].is_none(), "4 bytes hold no float per array");
-        for (probe, bytes) in [(&probes[0], 96 << 10), (&probes[2], 1 << 20)] {
-            let probe = probe.as_ref().expect("sampled");
-            assert_eq!(probe.working_set_bytes, bytes);
-            assert_eq!(probe.sample_gbps.len(), 3);
-            assert!(probe.gbps > 0.0 && probe.gbps.is_finite());
-            assert!(probe.ci95_gbps[0] <= probe.gbps && probe.gbps <= probe.ci95_gbps[1]);
-        }
-        // Nothing sampled: nothing to report.
-        let idle = StreamProber::new(&host, &[1 << 16]).expect("arrays");
-        assert_eq!(idle.finish().expect("nothing to check"), vec![None]);
     }
 
     #[test]

@@ -891,13 +891,7 @@ fn series_command(
     for jump in &series.flagged {
         eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
     }
-    for line in [
-        views::launch_probe_line(&series),
-        views::stream_probe_line(&series),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    if let Some(line) = views::launch_probe_line(&series) {
         eprintln!("{line}");
     }
     eprintln!("{}", check_line(&series));

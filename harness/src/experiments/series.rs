@@ -8,18 +8,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Device, DeviceInfo};
-use crate::bench::bandwidth::{StreamProbe, StreamProber};
 use crate::bench::transfer::{LaunchProbe, LaunchProber};
-use crate::bench::BenchError;
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{PhaseMedian, SeriesMedians, SizeMedians};
 use crate::fit::jumps::{per_unit_jumps, Jump, JUMP_RATIO};
 use crate::fit::stats::Summary;
-use crate::workloads::{
-    check_fits, host_available_bytes, PhaseTiming, RunResult, Workload, WorkloadError, HOST_COPIES,
-};
+use crate::workloads::{check_fits, PhaseTiming, RunResult, Workload, WorkloadError};
 
 /// One phase at one size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,32 +133,6 @@ pub struct Series {
     /// calibration's. Absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_probe: Option<LaunchProbe>,
-    /// The triad's streaming rate measured in the rounds the large sizes ran in, at each
-    /// size's working set ([`StreamProber`]), where the device had room for it: the rates
-    /// the `calibrated` variant moves sizes between memory levels with, in place of the
-    /// calibration's. Absent in older files.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stream_probes: Vec<SizeStreamProbe>,
-}
-
-/// The triad's rate measured beside a series at one size's working set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SizeStreamProbe {
-    /// The problem size N whose working set ([`Workload::bytes_needed`]) was probed.
-    pub size: usize,
-    /// What was measured.
-    #[serde(flatten)]
-    pub probe: StreamProbe,
-}
-
-impl Series {
-    /// The streaming probe at `size`'s working set, if the series took one.
-    pub fn stream_probe(&self, size: usize) -> Option<&StreamProbe> {
-        self.stream_probes
-            .iter()
-            .find(|p| p.size == size)
-            .map(|p| &p.probe)
-    }
 }
 
 impl Series {
@@ -515,12 +485,6 @@ pub fn run_series_beside(
         workload.run(device, size, iterations, i == 0)?;
     }
     let mut prober = LaunchProber::new(device)?;
-    let probed = stream_probe_sizes(workload, device, &sorted, beside);
-    let working_sets: Vec<usize> = probed
-        .iter()
-        .map(|&s| usize::try_from(workload.bytes_needed(s)).unwrap_or(usize::MAX))
-        .collect();
-    let mut streams = StreamProber::new(device, &working_sets).map_err(bench_error)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
     for round in 0..max {
@@ -536,7 +500,6 @@ pub fn run_series_beside(
             for (&size, runs) in beside.iter().zip(&mut beside_runs) {
                 runs.push(workload.run(device, size, iterations, false)?);
             }
-            streams.sample().map_err(bench_error)?;
         }
         if !ran {
             break;
@@ -582,65 +545,8 @@ pub fn run_series_beside(
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
         launch_probe: prober.finish(),
-        stream_probes: probed
-            .iter()
-            .zip(streams.finish().map_err(bench_error)?)
-            .filter_map(|(&size, probe)| probe.map(|probe| SizeStreamProbe { size, probe }))
-            .collect(),
     };
     Ok((series, beside_points))
-}
-
-/// The sizes whose working sets a series probes the streaming rate at: every size of the
-/// series and of `beside` where the device and the host have room for all the probes' arrays
-/// beside the largest run (half the device's memory, and half of what the host has available,
-/// counting its copies); else the sizes of `beside` alone where they fit so; else none.
-fn stream_probe_sizes(
-    workload: &dyn Workload,
-    device: &dyn Device,
-    sizes: &[usize],
-    beside: &[usize],
-) -> Vec<usize> {
-    let info = device.info();
-    let shares_host = info.backend == crate::backend::BackendKind::Host
-        || info.class == crate::backend::DeviceClass::Cpu;
-    let host_free = host_available_bytes();
-    let fits = |probed: &[usize]| {
-        let largest = sizes
-            .iter()
-            .chain(beside)
-            .map(|&s| workload.bytes_needed(s))
-            .max()
-            .unwrap_or(0);
-        let probes = probed
-            .iter()
-            .map(|&s| workload.bytes_needed(s))
-            .fold(0u64, u64::saturating_add);
-        let on_device = probes.saturating_add(largest);
-        let on_host = if shares_host {
-            on_device.saturating_add(probes.saturating_add(largest.saturating_mul(HOST_COPIES)))
-        } else {
-            probes.saturating_add(largest.saturating_mul(HOST_COPIES))
-        };
-        (info.memory_bytes == 0 || on_device.saturating_mul(2) <= info.memory_bytes)
-            && host_free.is_none_or(|free| on_host.saturating_mul(2) <= free)
-    };
-    let all: Vec<usize> = sizes.iter().chain(beside).copied().collect();
-    if fits(&all) {
-        all
-    } else if fits(beside) {
-        beside.to_vec()
-    } else {
-        Vec::new()
-    }
-}
-
-/// A streaming probe's failure as a workload error (a device failure stays one).
-fn bench_error(e: BenchError) -> WorkloadError {
-    match e {
-        BenchError::Backend(b) => WorkloadError::Backend(b),
-        other => WorkloadError::Invalid(other.to_string()),
-    }
 }
 
 #[cfg(test)]
@@ -738,13 +644,5 @@ mod tests {
         // One launch-cost sample per round.
         let probe = series.launch_probe.expect("the rounds probed launches");
         assert_eq!(probe.sample_fixed_ns.len(), 2);
-        // One streaming sample per round at each working set that holds a float per array
-        // (the recorder needs `size` bytes: 10 holds none).
-        let streams: Vec<(usize, usize)> = series
-            .stream_probes
-            .iter()
-            .map(|p| (p.size, p.probe.sample_gbps.len()))
-            .collect();
-        assert_eq!(streams, [(20, 2), (100, 2)]);
     }
 }

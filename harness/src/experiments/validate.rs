@@ -368,63 +368,6 @@ pub fn windowed_forecast(
     )
 }
 
-/// The streaming rates, bytes per second, a calibrated forecast moves sizes between memory
-/// levels with (docs/models.md §2.4). Where the series measured the triad at the large
-/// size's working set in its own rounds ([`Series::stream_probes`]), that rate is the
-/// target's, and every size the series probed too takes its own probe's; sizes without one
-/// take the calibration's R(W). Without a probe at the target every rate is the
-/// calibration's, so that the rates of one forecast come from one time. A size's rate is
-/// never below the target's (a larger working set never streams faster).
-struct ProbedRates<'a> {
-    series: &'a Series,
-    device: &'a DeviceFacts,
-    /// The target's rate, where there is one.
-    target: Option<f64>,
-    /// Whether the target's rate is the series' own probe.
-    probed: bool,
-}
-
-impl<'a> ProbedRates<'a> {
-    fn new(
-        series: &'a Series,
-        device: &'a DeviceFacts,
-        large: usize,
-        target_bytes: u64,
-        notes: &mut Vec<String>,
-    ) -> Self {
-        let calibrated = device.streaming_rate(target_bytes);
-        let probe = series.stream_probe(large).map(|p| p.gbps * 1e9);
-        if let (Some(beside), Some(calibrated)) = (probe, calibrated) {
-            let ratio = beside / calibrated;
-            if !(0.8..=1.25).contains(&ratio) {
-                notes.push(format!(
-                    "the triad at the target's {} MiB streamed {} GB/s beside the series, {} GB/s in the calibration: the series' own rates are used",
-                    sig(target_bytes as f64 / f64::from(1 << 20), 3),
-                    sig(beside * 1e-9, 3),
-                    sig(calibrated * 1e-9, 3)
-                ));
-            }
-        }
-        ProbedRates {
-            series,
-            device,
-            target: probe.or(calibrated),
-            probed: probe.is_some(),
-        }
-    }
-
-    /// The rate of `size`, whose working set is `bytes`.
-    fn at(&self, size: usize, bytes: u64) -> Option<f64> {
-        let own = self
-            .series
-            .stream_probe(size)
-            .filter(|_| self.probed)
-            .map(|p| p.gbps * 1e9);
-        let rate = own.or_else(|| self.device.streaming_rate(bytes))?;
-        Some(self.target.map_or(rate, |t| rate.max(t)))
-    }
-}
-
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
 /// unflagged, not overhead-dominated small size, moved to the large size's memory level by
 /// the calibrated streaming rates; or a note saying why there is none.
@@ -466,15 +409,14 @@ pub fn calibrated_forecast(
     let facts = size_facts(workload, series);
     let target_bytes = workload.bytes_needed(large);
     let choice = choose_window_any_level(&facts, target_bytes, device);
-    let probes = ProbedRates::new(series, device, large, target_bytes, &mut notes);
-    let target_rate = probes.target;
+    let target_rate = device.streaming_rate(target_bytes);
     let level_moves: Vec<LevelMove> = choice
         .accepted
         .iter()
         .map(|&size| {
             let working_set = workload.bytes_needed(size);
             let (rate, factor) = target_rate
-                .zip(probes.at(size, working_set))
+                .zip(device.streaming_rate(working_set))
                 .map_or((0.0, 1.0), |(t, r)| (r, r / t));
             // A transfer grows with the working set: one of b bytes here is one of
             // b · W_target / W_i bytes at the target.
@@ -768,78 +710,6 @@ mod tests {
         series.launch_probe = None;
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
         assert!(forecast.is_some(), "{:?}", window.note);
-    }
-
-    #[test]
-    fn the_rates_measured_beside_the_series_move_its_sizes_to_the_target() {
-        use crate::bench::bandwidth::StreamProbe;
-        use crate::experiments::series::SizeStreamProbe;
-        let host = crate::backend::host::HostDevice::new();
-        let vadd = Stream(StreamKind::Vadd);
-        let sizes = [1 << 12, 1 << 13, 1 << 14];
-        let large = 1 << 16;
-        let (mut series, _) = super::super::series::run_series_beside(
-            &vadd,
-            None,
-            &host,
-            &sizes,
-            &[large],
-            2,
-            RepeatPlan::fixed(3),
-            |_| {},
-        )
-        .expect("series");
-        // The series probed every size, once per round.
-        let probed: Vec<usize> = series.stream_probes.iter().map(|p| p.size).collect();
-        assert_eq!(probed, [1 << 12, 1 << 13, 1 << 14, large]);
-        assert!(series
-            .stream_probes
-            .iter()
-            .all(|p| p.probe.sample_gbps.len() == 3 && p.probe.gbps > 0.0));
-        let probe = |size: usize, gbps: f64| SizeStreamProbe {
-            size,
-            probe: StreamProbe {
-                working_set_bytes: vadd.bytes_needed(size) as usize,
-                gbps,
-                ci95_gbps: [gbps, gbps],
-                sample_gbps: vec![gbps],
-            },
-        };
-        // The calibration: 40 GB/s at every working set.
-        let facts = DeviceFacts {
-            executors: 1.0,
-            launch_seconds: Seconds(1e-9),
-            levels: vec![("memory".into(), 1 << 30)],
-            streaming: vec![(1 << 10, 40e9), (1 << 30, 40e9)],
-            transfers: Vec::new(),
-        };
-        let factors = |series: &Series| {
-            let (window, _) = calibrated_forecast(&vadd, series, &facts, large, None);
-            let factors: Vec<f64> = window.level_moves.iter().map(|m| m.factor).collect();
-            assert_eq!(factors.len(), sizes.len(), "{:?}", window.note);
-            (factors, window.note.unwrap_or_default())
-        };
-        // Beside the series: 20 GB/s at the window's sizes, 10 at the target's.
-        series.stream_probes = sizes.iter().map(|&s| probe(s, 20.0)).collect();
-        series.stream_probes.push(probe(large, 10.0));
-        let (f, note) = factors(&series);
-        assert!(f.iter().all(|&f| (f - 2.0).abs() < 1e-12), "{f:?}");
-        assert!(
-            note.contains("streamed 10.0 GB/s beside the series, 40.0 GB/s in the calibration"),
-            "{note}"
-        );
-        // Sizes the series did not probe take the calibration's rate against the target's.
-        series.stream_probes.retain(|p| p.size == large);
-        assert!(factors(&series).0.iter().all(|&f| (f - 4.0).abs() < 1e-12));
-        // Without a probe at the target, every rate is the calibration's.
-        series.stream_probes = sizes.iter().map(|&s| probe(s, 20.0)).collect();
-        let (f, note) = factors(&series);
-        assert!(f.iter().all(|&f| (f - 1.0).abs() < 1e-12), "{f:?}");
-        assert!(!note.contains("streamed"), "{note}");
-        // A window size never streams slower than the target.
-        series.stream_probes = sizes.iter().map(|&s| probe(s, 5.0)).collect();
-        series.stream_probes.push(probe(large, 10.0));
-        assert!(factors(&series).0.iter().all(|&f| (f - 1.0).abs() < 1e-12));
     }
 
     #[test]

@@ -295,9 +295,8 @@ pub fn forecast_windowed(
 pub struct LevelMove {
     /// The small size.
     pub size: usize,
-    /// R(W_i): the streaming rate at its working set, bytes per second: the calibration's,
-    /// or the one measured beside the series (0 where there is neither; the factor is
-    /// then 1).
+    /// R(W_i): the calibrated streaming rate at its working set, bytes per second (0 where
+    /// the calibration has no sweep; the factor is then 1).
     pub rate: f64,
     /// g_i = R(W_i) / R(W_target), for kernel phases.
     pub factor: f64,

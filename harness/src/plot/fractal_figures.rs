@@ -596,7 +596,6 @@ mod tests {
             points,
             flagged: Vec::new(),
             launch_probe: None,
-            stream_probes: Vec::new(),
         }
     }
 

@@ -323,32 +323,6 @@ pub fn launch_probe_line(series: &crate::experiments::series::Series) -> Option<
     ))
 }
 
-/// The streaming rates a series measured in its rounds ([`Series::stream_probes`]), in one
-/// line; `None` without probes.
-///
-/// [`Series::stream_probes`]: crate::experiments::series::Series::stream_probes
-pub fn stream_probe_line(series: &crate::experiments::series::Series) -> Option<String> {
-    let first = series.stream_probes.first()?;
-    let rates: Vec<String> = series
-        .stream_probes
-        .iter()
-        .map(|p| {
-            let bytes = p.probe.working_set_bytes as f64;
-            let at = if bytes >= f64::from(1 << 20) {
-                format!("{} MiB", sig(bytes / f64::from(1 << 20), 3))
-            } else {
-                format!("{} KiB", sig(bytes / 1024.0, 3))
-            };
-            format!("{at} {}", sig(p.probe.gbps, 3))
-        })
-        .collect();
-    Some(format!(
-        "streaming beside the series (triad, median GB/s of {} samples): {}",
-        first.probe.sample_gbps.len(),
-        rates.join(", ")
-    ))
-}
-
 /// The `harness balance` decomposition table (docs/models.md §3).
 pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> String {
     let h = &d.hybrid;
