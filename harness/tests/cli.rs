@@ -514,6 +514,56 @@ fn kernel_dir_copies_are_found_in_their_subfolders_and_a_missing_one_is_said() {
 }
 
 #[test]
+fn a_kernel_dir_that_is_missing_or_unreadable_is_refused_and_one_in_use_is_said() {
+    let missing = harness()
+        .env("HARNESS_KERNEL_DIR", "/no/such/kernels")
+        .arg("devices")
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("/no/such/kernels is not a folder"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // A copy that is there but cannot be read (a folder where the file should be).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("workloads/stream.kern")).unwrap();
+    let unreadable = harness()
+        .env("HARNESS_KERNEL_DIR", dir.path())
+        .arg("devices")
+        .output()
+        .unwrap();
+    assert_eq!(unreadable.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unreadable.stderr);
+    assert!(
+        stderr.contains("cannot read") && stderr.contains("workloads/stream.kern"),
+        "{stderr}"
+    );
+    // One readable copy: used, and the note says which programs came from where.
+    std::fs::remove_dir(dir.path().join("workloads/stream.kern")).unwrap();
+    std::fs::write(
+        dir.path().join("workloads/stream.kern"),
+        include_str!("../../kernels/workloads/stream.kern"),
+    )
+    .unwrap();
+    let used = harness()
+        .env("HARNESS_KERNEL_DIR", dir.path())
+        .arg("devices")
+        .output()
+        .unwrap();
+    assert!(used.status.success());
+    let stderr = String::from_utf8_lossy(&used.stderr);
+    assert!(
+        stderr.contains(
+            "from there stream.kern; built in (no copy there) microbench.kern, stencil.kern"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn nonsense_counts_selectors_and_parameters_are_refused() {
     common::fails_with(
         &["run", "vadd", "--size", "1024", "--iters", "0"],

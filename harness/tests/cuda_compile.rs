@@ -155,3 +155,39 @@ fn cubins_for_a_gpu_machine_without_nvrtc_are_named_after_their_source() {
     assert_eq!(&cubin[..4], b"\x7fELF");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 5);
 }
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn a_cuda_kernel_without_extern_c_fails_the_check_with_the_fix() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/examples/");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(format!("{examples}saxpy-cuda.toml")).unwrap();
+    std::fs::write(dir.path().join("saxpy-cuda.toml"), spec).unwrap();
+    let source = std::fs::read_to_string(format!("{examples}saxpy.cu")).unwrap();
+    let mangled = source.replace("extern \"C\" __global__", "__global__");
+    assert_ne!(
+        mangled, source,
+        "the example declares its kernel extern \"C\""
+    );
+    std::fs::write(dir.path().join("saxpy.cu"), mangled).unwrap();
+    let out = harness()
+        .args(["check-kernels", "--arch", "sm_90", "--no-opencl"])
+        .arg(dir.path().join("saxpy-cuda.toml"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("compiled as the C++ name _Z5saxpy") && stdout.contains("extern \"C\""),
+        "{stdout}"
+    );
+    // The five built-in programs still pass: only the spec's program failed.
+    assert!(
+        stderr.contains("1 of 6 checks failed: saxpy.cu (nvrtc sm_90)"),
+        "{stderr}"
+    );
+}

@@ -313,51 +313,27 @@ impl Device for CudaDevice {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<Seconds, BackendError> {
-        let ProgramInner::Cuda(cuda) = &program.inner else {
-            return Err(BackendError::BadArguments {
-                kernel: kernel.into(),
-                detail: "program was compiled for another backend".into(),
-            });
-        };
-        let function = self.function(cuda, &program.name, kernel)?;
-        let values = kernel_values(args)?;
-        let global = launch.padded_global();
-        let grid: Vec<usize> = (0..3).map(|d| global[d] / launch.local[d].max(1)).collect();
-        if grid[1] > MAX_GRID_YZ || grid[2] > MAX_GRID_YZ || grid[0] > i32::MAX as usize {
-            return Err(BackendError::BadArguments {
-                kernel: kernel.into(),
-                detail: format!(
-                    "a grid of {} × {} × {} blocks exceeds CUDA's limits (x < 2^31, y and z ≤ {MAX_GRID_YZ}); use larger blocks or fold the index space into x",
-                    grid[0], grid[1], grid[2]
-                ),
-            });
-        }
-        let dim = |d: usize| grid[d] as u32;
-        let config = LaunchConfig {
-            grid_dim: (dim(0), dim(1), dim(2)),
-            block_dim: (
-                launch.local[0] as u32,
-                launch.local[1] as u32,
-                launch.local[2] as u32,
-            ),
-            shared_mem_bytes: 0,
-        };
-        self.timed(kernel, |stream| {
-            let mut builder = stream.launch_builder(&function);
-            for value in &values {
-                match value {
-                    KernelValue::U32(v) => builder.arg(v),
-                    KernelValue::F32(v) => builder.arg(v),
-                    KernelValue::U64(v) => builder.arg(v),
-                    KernelValue::F64(v) => builder.arg(v),
-                };
-            }
-            // SAFETY: the argument list mirrors the kernel's signature (the kernel sources
-            // and their callers are checked together by the test suite on every backend).
-            unsafe { builder.launch(config) }
-                .map(|_| ())
-                .map_err(|e| api_err(&format!("cuLaunchKernel({kernel})"), e))
-        })
+        let prepared = self.prepare(program, kernel, launch, args)?;
+        self.timed(kernel, |stream| prepared.issue(stream, kernel))
+    }
+
+    /// The launch and one synchronisation of the stream, timed by the host: no events are
+    /// created or recorded for it, so the time is what a program pays per launch that it
+    /// waits for.
+    fn launch_wall(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BackendError> {
+        let start = std::time::Instant::now();
+        let prepared = self.prepare(program, kernel, launch, args)?;
+        prepared.issue(&self.stream, kernel)?;
+        self.stream
+            .synchronize()
+            .map_err(|e| api_err(&format!("cuStreamSynchronize after {kernel}"), e))?;
+        Ok(Seconds(start.elapsed().as_secs_f64()))
     }
 
     fn running_clock_mhz(&self) -> Result<Option<f64>, BackendError> {
@@ -425,7 +401,79 @@ fn precompiled(program: &str, arch: &str, text: &str) -> Option<Vec<u8>> {
     std::fs::read(std::path::Path::new(&dir).join(nvrtc::cubin_file_name(program, arch, text))).ok()
 }
 
+/// A launch ready to be issued: the function, its argument values and its geometry.
+struct PreparedLaunch {
+    function: CudaFunction,
+    values: Vec<KernelValue>,
+    config: LaunchConfig,
+}
+
+impl PreparedLaunch {
+    /// Put the launch on `stream` (no waiting).
+    fn issue(&self, stream: &Arc<CudaStream>, kernel: &str) -> Result<(), BackendError> {
+        let mut builder = stream.launch_builder(&self.function);
+        for value in &self.values {
+            match value {
+                KernelValue::U32(v) => builder.arg(v),
+                KernelValue::F32(v) => builder.arg(v),
+                KernelValue::U64(v) => builder.arg(v),
+                KernelValue::F64(v) => builder.arg(v),
+            };
+        }
+        // SAFETY: the argument list mirrors the kernel's signature (the kernel sources and
+        // their callers are checked together by the test suite on every backend).
+        unsafe { builder.launch(self.config) }
+            .map(|_| ())
+            .map_err(|e| api_err(&format!("cuLaunchKernel({kernel})"), e))
+    }
+}
+
 impl CudaDevice {
+    /// The function, argument values and grid of one launch, the grid checked against
+    /// CUDA's limits.
+    fn prepare(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<PreparedLaunch, BackendError> {
+        let ProgramInner::Cuda(cuda) = &program.inner else {
+            return Err(BackendError::BadArguments {
+                kernel: kernel.into(),
+                detail: "program was compiled for another backend".into(),
+            });
+        };
+        let function = self.function(cuda, &program.name, kernel)?;
+        let values = kernel_values(args)?;
+        let global = launch.padded_global();
+        let grid: Vec<usize> = (0..3).map(|d| global[d] / launch.local[d].max(1)).collect();
+        if grid[1] > MAX_GRID_YZ || grid[2] > MAX_GRID_YZ || grid[0] > i32::MAX as usize {
+            return Err(BackendError::BadArguments {
+                kernel: kernel.into(),
+                detail: format!(
+                    "a grid of {} × {} × {} blocks exceeds CUDA's limits (x < 2^31, y and z ≤ {MAX_GRID_YZ}); use larger blocks or fold the index space into x",
+                    grid[0], grid[1], grid[2]
+                ),
+            });
+        }
+        let dim = |d: usize| grid[d] as u32;
+        let config = LaunchConfig {
+            grid_dim: (dim(0), dim(1), dim(2)),
+            block_dim: (
+                launch.local[0] as u32,
+                launch.local[1] as u32,
+                launch.local[2] as u32,
+            ),
+            shared_mem_bytes: 0,
+        };
+        Ok(PreparedLaunch {
+            function,
+            values,
+            config,
+        })
+    }
+
     /// The kernel `name` of `program`, looked up once and kept. A missing kernel is named as
     /// such (with the usual cause for a `.cu` file); any other driver error is passed on as
     /// it is, so a fault left by an earlier kernel is not reported as a missing one.

@@ -363,6 +363,40 @@ pub fn parse_ptxas(text: &str) -> Vec<KernelResources> {
     kernels
 }
 
+/// The entry points (`.entry name(`) of a PTX module, in order.
+pub fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.split(".entry")
+        .skip(1)
+        .filter_map(|rest| {
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$'))
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// Why `kernel` is not among `entries`, in one sentence: a C++ (mangled) entry of that name
+/// says how to fix it (`extern "C"`); otherwise the entries are listed.
+pub fn missing_entry(kernel: &str, entries: &[String]) -> String {
+    // The Itanium C++ ABI writes a function `name` as `_Z<length><name><parameters>`.
+    let mangled = format!("_Z{}{kernel}", kernel.len());
+    if let Some(found) = entries.iter().find(|e| e.starts_with(&mangled)) {
+        format!(
+            "kernel {kernel} is compiled as the C++ name {found}: declare it extern \"C\" __global__ so the harness can find it by its name"
+        )
+    } else if entries.is_empty() {
+        format!("kernel {kernel} is not in the program, which has no kernels")
+    } else {
+        format!(
+            "kernel {kernel} is not in the program; its kernels are {}",
+            entries.join(", ")
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,5 +454,25 @@ ptxas info    : Used 8 registers, used 0 barriers, 380 bytes cmem[0]
                 assert!(dirs.contains(&wheel), "{} not searched", wheel.display());
             }
         }
+    }
+
+    #[test]
+    fn entries_are_read_from_the_ptx_and_a_mangled_kernel_is_named() {
+        let ptx = "//\n.version 9.0\n.visible .entry bw_triad(\n\t.param .u64 a\n)\n{\n}\n\
+                   .visible .entry _Z5saxpyPfS_f(\n)\n.func helper()\n";
+        let entries = ptx_entries(ptx);
+        assert_eq!(entries, ["bw_triad", "_Z5saxpyPfS_f"]);
+        let why = missing_entry("saxpy", &entries);
+        assert!(
+            why.contains("_Z5saxpyPfS_f") && why.contains("extern \"C\""),
+            "{why}"
+        );
+        // The length is part of a mangled name: `sax` is not `_Z5saxpy…`.
+        let why = missing_entry("sax", &entries);
+        assert!(
+            why.contains("its kernels are bw_triad, _Z5saxpyPfS_f"),
+            "{why}"
+        );
+        assert!(missing_entry("x", &[]).contains("no kernels"));
     }
 }

@@ -42,6 +42,14 @@ pub struct ProgramSource {
     /// Extra compiler options: OpenCL build options (a `-cl-std=` among them replaces the
     /// default `-cl-std=CL1.2`), or NVRTC options for CUDA. Empty for the built-in programs.
     pub options: Vec<String>,
+    /// The kernels its callers launch, where they are known apart from the host twins (a
+    /// spec's launches); `harness check-kernels` looks for each among the compiled entry
+    /// points ([`ProgramSource::expected_kernels`]).
+    pub launched: Vec<String>,
+    /// Why a `HARNESS_KERNEL_DIR` copy that exists could not be read (the embedded source is
+    /// used in its place); `None` where there is no such variable, no copy, or it was read.
+    /// The command line refuses to run with one.
+    pub kernel_dir_error: Option<String>,
 }
 
 impl ProgramSource {
@@ -55,16 +63,22 @@ impl ProgramSource {
         host: &'static [(&'static str, HostKernel)],
     ) -> Self {
         let name = path.rsplit('/').next().unwrap_or(path);
+        let mut kernel_dir_error = None;
         let (text, origin) = match std::env::var_os("HARNESS_KERNEL_DIR") {
             None => (Cow::Borrowed(text), Cow::Borrowed("embedded")),
             Some(dir) => {
                 let file = std::path::Path::new(&dir).join(path);
                 match std::fs::read_to_string(&file) {
                     Ok(t) => (Cow::Owned(t), Cow::Owned(file.display().to_string())),
-                    Err(e) => (
-                        Cow::Borrowed(text),
-                        Cow::Owned(format!("embedded ({} not used: {e})", file.display())),
-                    ),
+                    Err(e) => {
+                        if e.kind() != std::io::ErrorKind::NotFound {
+                            kernel_dir_error = Some(format!("{}: {e}", file.display()));
+                        }
+                        (
+                            Cow::Borrowed(text),
+                            Cow::Owned(format!("embedded ({} not used: {e})", file.display())),
+                        )
+                    }
                 }
             }
         };
@@ -75,6 +89,24 @@ impl ProgramSource {
             dialect: Dialect::Common,
             origin,
             options: Vec::new(),
+            launched: Vec::new(),
+            kernel_dir_error,
+        }
+    }
+
+    /// Whether the text is the source built into the binary (no `HARNESS_KERNEL_DIR` copy
+    /// was read, and it is not a spec's file).
+    pub fn is_embedded(&self) -> bool {
+        self.origin.starts_with("embedded")
+    }
+
+    /// The kernels that must be entry points of the compiled program: [`Self::launched`]
+    /// where given, else the host twins' names.
+    pub fn expected_kernels(&self) -> Vec<&str> {
+        if self.launched.is_empty() {
+            self.host.iter().map(|(name, _)| *name).collect()
+        } else {
+            self.launched.iter().map(String::as_str).collect()
         }
     }
 

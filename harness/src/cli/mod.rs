@@ -456,6 +456,7 @@ pub fn run() -> Result<()> {
         }
     };
     interrupt::install();
+    kernel_dir_check()?;
     match cli.command {
         Command::Devices { json } => devices(json),
         Command::Maxplus(args) => maxplus::maxplus_command(args),
@@ -548,6 +549,45 @@ fn print_notes(list: &DeviceList) {
     for note in &list.notes {
         eprintln!("{note}");
     }
+}
+
+/// With `HARNESS_KERNEL_DIR` set: a folder that is not there, or a copy in it that cannot be
+/// read, is an error (the user meant those kernels to be used); otherwise one line says which
+/// built-in programs come from the folder and which from the binary.
+fn kernel_dir_check() -> Result<()> {
+    let Some(dir) = std::env::var_os("HARNESS_KERNEL_DIR") else {
+        return Ok(());
+    };
+    let dir = PathBuf::from(dir);
+    if !dir.is_dir() {
+        bail!(
+            "HARNESS_KERNEL_DIR={} is not a folder; point it at a copy of kernels/ (or unset it to use the kernels built into the binary)",
+            dir.display()
+        );
+    }
+    let programs = harness::experiments::check_kernels::builtin_programs();
+    if let Some(why) = programs.iter().find_map(|p| p.kernel_dir_error.as_ref()) {
+        bail!("HARNESS_KERNEL_DIR: cannot read {why}");
+    }
+    let names = |embedded: bool| {
+        let names: Vec<&str> = programs
+            .iter()
+            .filter(|p| p.is_embedded() == embedded)
+            .map(|p| p.name.as_ref())
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    eprintln!(
+        "note: HARNESS_KERNEL_DIR={}: from there {}; built in (no copy there) {}",
+        dir.display(),
+        names(false),
+        names(true)
+    );
+    Ok(())
 }
 
 fn devices(json: bool) -> Result<()> {

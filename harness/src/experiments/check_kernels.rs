@@ -1,7 +1,9 @@
 //! Compile every kernel before asking for GPU time (`harness check-kernels`): each built-in
 //! program (and each spec's kernel file) through NVRTC for each target architecture, with the
 //! registers and spills `ptxas` reports where it is at hand, and through every OpenCL device
-//! found. Needs no GPU.
+//! found. Each program must export every kernel its callers launch (a spec's launches, a
+//! built-in program's host twins): a `.cu` kernel without `extern "C"` compiles under its C++
+//! name, which the GPU would not find, so the check fails it and says why. Needs no GPU.
 
 use serde::Serialize;
 
@@ -166,6 +168,21 @@ fn check_nvrtc(
     match nvrtc::compile(&text, &program.name, arch, &program.options) {
         Err(e) => ProgramCheck::of(program, target, false, Some(e.to_string()), None),
         Ok(compiled) => {
+            // A kernel the callers launch but the module does not export (a `.cu` kernel
+            // without `extern "C"`, a misspelt name) fails here, not on the GPU.
+            let entries = nvrtc::ptx_entries(&compiled.ptx);
+            let missing: Vec<String> = program
+                .expected_kernels()
+                .into_iter()
+                .filter(|k| !entries.iter().any(|e| e == k))
+                .map(|k| nvrtc::missing_entry(k, &entries))
+                .collect();
+            if !missing.is_empty() {
+                return ProgramCheck {
+                    ptx: Some(compiled.ptx),
+                    ..ProgramCheck::of(program, target, false, Some(missing.join("; ")), None)
+                };
+            }
             let (kernels, note, ok) = match ptxas {
                 None => (
                     Vec::new(),

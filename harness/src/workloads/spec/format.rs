@@ -803,6 +803,16 @@ impl StepBuilder<'_, '_> {
                 None => ctx.err_no_line(&field("kernel"), message),
             });
         };
+        if !is_identifier(kernel.get_ref()) {
+            return Err(ctx.err(
+                &kernel.span(),
+                &field("kernel"),
+                format!(
+                    "{:?} is not a kernel name: letters, digits and _, not starting with a digit, as in the kernel file",
+                    kernel.get_ref()
+                ),
+            ));
+        }
         let Some(global) = &l.global else {
             return Err(ctx.err(
                 &kernel.span(),

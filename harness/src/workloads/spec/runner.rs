@@ -189,6 +189,8 @@ impl SpecWorkload {
             dialect: self.dialect,
             origin: Cow::Owned(self.source_path.display().to_string()),
             options: self.build_options.clone(),
+            launched: super::format::kernel_names(&self.steps),
+            kernel_dir_error: None,
         }
     }
 
