@@ -334,6 +334,29 @@ fn validate_predicts_runs_and_writes_the_error_table() {
         .find(|p| p.to_string_lossy().ends_with("-to-320000.series.json"))
         .expect("series written");
     harness::experiments::series::Series::load(&series).expect("a series file");
+    // export-extrap takes the validation itself (it holds the series its fits used).
+    let validation = csv.with_extension("json");
+    let extrap = Command::cargo_bin("harness")
+        .unwrap()
+        .arg("export-extrap")
+        .arg(&validation)
+        .output()
+        .unwrap();
+    assert!(
+        extrap.status.success(),
+        "{}",
+        String::from_utf8_lossy(&extrap.stderr)
+    );
+    let extrap = String::from_utf8_lossy(&extrap.stdout);
+    assert!(
+        extrap.starts_with("PARAMETER N\n\nPOINTS 20000 40000 80000\n"),
+        "{extrap}"
+    );
+    assert_eq!(
+        extrap.lines().filter(|l| l.starts_with("DATA ")).count() % 3,
+        0,
+        "one DATA line per size and metric: {extrap}"
+    );
     let text = std::fs::read_to_string(csv).unwrap();
     assert!(
         text.lines().any(|l| l.starts_with("paper,320000,total,")),

@@ -419,7 +419,7 @@ pub fn fit_power_offset(
     let mut notes = Vec::new();
     if c_fit - c_lo < 2.0 * step || c_hi - c_fit < 2.0 * step {
         notes.push(format!(
-            "exponent {c_fit} at the edge of the searched range [{c_lo}, {c_hi}]"
+            "exponent {c_fit:.3} at the edge of the searched range [{c_lo}, {c_hi}]"
         ));
     }
     let a = state.alpha / n_max.powf(c_fit);

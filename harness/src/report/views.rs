@@ -602,6 +602,42 @@ mod tests {
     use crate::workloads::{PhaseTiming, RunResult};
 
     #[test]
+    fn a_window_without_three_sizes_says_no_fit_and_never_fitted_on() {
+        use crate::experiments::validate::LargeWindow;
+        use crate::fit::window::{Rejection, WindowChoice};
+        let window = |accepted: Vec<usize>| LargeWindow {
+            size: 2900,
+            choice: WindowChoice {
+                accepted,
+                rejected: vec![Rejection {
+                    size: 362,
+                    reasons: vec!["its working set lives in L2".into()],
+                }],
+                target_level: "memory".into(),
+                unchecked: Vec::new(),
+            },
+            note: None,
+            level_moves: Vec::new(),
+        };
+        for accepted in [vec![], vec![768, 1024]] {
+            let text = window_report(&window(accepted.clone()));
+            assert!(!text.contains("fitted on"), "{text}");
+            assert!(
+                text.contains(&format!("{} size(s) pass the rules", accepted.len()))
+                    && text.contains("no windowed fit"),
+                "{text}"
+            );
+            assert!(!text.contains("[]"), "{text}");
+            assert!(
+                text.contains("rejected 362: its working set lives in L2"),
+                "{text}"
+            );
+        }
+        let text = window_report(&window(vec![768, 1024, 1448]));
+        assert!(text.contains("fitted on [768, 1024, 1448]"), "{text}");
+    }
+
+    #[test]
     fn the_calibration_summary_names_parameters_by_their_symbols() {
         let c = test_fixture();
         let text = calibration_summary(&c);
