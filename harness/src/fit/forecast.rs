@@ -146,6 +146,8 @@ impl CalibratedEstimate {
             bytes_at_target: None,
             bracket_seconds: None,
             seconds_per_launch: None,
+            seconds_per_item: None,
+            items_at_target: None,
         }
     }
 }
@@ -154,8 +156,9 @@ impl CalibratedEstimate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CalibratedMethod {
-    /// `w = c·B + f` with `c > 0`, `f ≥ 0`: the cost per byte falls towards its asymptote c
-    /// as fixed costs are amortised; extrapolated along the line.
+    /// `w = c·B + f` (or `c·I + f` in work items where no bytes are declared) with `c > 0`,
+    /// `f ≥ 0`: the cost per byte falls towards its asymptote c as fixed costs are amortised;
+    /// extrapolated along the line.
     Asymptote,
     /// The cost per byte rises across the window: the estimate is the geometric mean of
     /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (at the rate it
@@ -163,7 +166,8 @@ pub enum CalibratedMethod {
     /// those two and the whole window's log-log line, widened by one run's scatter about that
     /// line, and down to saturation or the line's lower prediction bound.
     Bracket,
-    /// No bytes known (or a transfer or host step): the log-log line of the moved times.
+    /// Neither bytes nor work items known (or a transfer or host step): the log-log line of
+    /// the moved times.
     LogLog,
     /// Every launch (or transfer) does the same work at every size of the window (the same
     /// work items and bytes per launch, such as a one-item reset or a 4-byte download): the
@@ -187,10 +191,10 @@ pub struct CalibratedEstimate {
     /// for a bracket), where bytes are known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seconds_per_byte: Option<f64>,
-    /// f: the fixed seconds per run of the line `w = c·B + f` (asymptote only).
+    /// f: the fixed seconds per run of the line `w = c·B + f` (or `c·I + f`; asymptote only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed_seconds: Option<f64>,
-    /// B at the target: the window's bytes extrapolated on their own log-log line.
+    /// B at the target: the polynomial in N through the window's bytes (`amount_at_target`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_at_target: Option<f64>,
     /// A bracket's two ends at the target, seconds (launches × L included): "it saturates"
@@ -201,6 +205,13 @@ pub struct CalibratedEstimate {
     /// whose launches do the same work at every size ([`CalibratedMethod::PerLaunch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seconds_per_launch: Option<f64>,
+    /// Seconds per work item, for a phase that does not say what it moves but counts its work
+    /// items (the asymptote's c, or the largest sizes' cost for a bracket).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_per_item: Option<f64>,
+    /// The work items at the target, found as the bytes are (`amount_at_target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items_at_target: Option<f64>,
 }
 
 /// The whole forecast.
@@ -479,8 +490,9 @@ fn move_to_target_level(
 /// Replace each phase's log-log extrapolation by the calibrated variant's estimate
 /// (docs/models.md §2.4), and the total's by the sum of the phases'. A kernel phase whose
 /// bytes are known at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less
-/// launches × L); a phase in `fixed` is its window's time per launch times the launches at
-/// the target; other phases keep their log-log line.
+/// launches × L), one that declares no bytes but counts its work items as `w_i = c·I_i + f`;
+/// a phase in `fixed` is its window's time per launch times the launches at the target; other
+/// phases keep their log-log line.
 fn calibrate_estimates(window: &SeriesMedians, fixed: &[String], forecast: &mut Forecast) {
     let target = forecast.target;
     let mut sum = [0.0; 3];
@@ -500,18 +512,24 @@ fn calibrate_estimates(window: &SeriesMedians, fixed: &[String], forecast: &mut 
                 .collect()
         };
         let bytes = per_size(&|ph| ph.bytes.filter(|&b| b > 0).map(|b| b as f64));
+        let items = per_size(&|ph| ph.items.filter(|&i| i > 0).map(|i| i as f64));
         // The medians' own noise, as a variance per point (σ from the 95 % half-width).
         let noise = per_size(&|ph| {
             ph.ci95_seconds
                 .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
         });
-        let mut estimate = match bytes {
+        let work = match (&bytes, &items) {
+            (Some(b), _) => Some((Unit::Byte, b)),
+            (None, Some(i)) => Some((Unit::Item, i)),
+            _ => None,
+        };
+        let mut estimate = match work {
             _ if fixed.contains(&p.name) => {
                 let counts = per_size(&|ph| Some(ph.count as f64));
                 counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
             }
-            Some(b) if is_kernel_phase(&p.name) => {
-                per_byte_estimate(&p.fractal, &b, noise.as_deref(), target)
+            Some((unit, amounts)) if is_kernel_phase(&p.name) => {
+                per_unit_estimate(&p.fractal, unit, amounts, noise.as_deref(), target)
             }
             _ => None,
         }
@@ -596,19 +614,31 @@ fn per_launch_estimate(
         bytes_at_target: None,
         bracket_seconds: None,
         seconds_per_launch: Some(per_launch),
+        seconds_per_item: None,
+        items_at_target: None,
     })
 }
 
-/// The per-byte estimate of one kernel phase from its moved fit (`fractal`: times, launch
-/// offsets, the log-log line) and its bytes at each size; `None` where the numbers give no
-/// line (fewer than three sizes, equal bytes).
-fn per_byte_estimate(
+/// What a kernel phase's work is counted in: the bytes it moves or, where it does not say
+/// (a hyperplane sweep's gathers), the work items it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Byte,
+    Item,
+}
+
+/// The work-line estimate of one kernel phase from its moved fit (`fractal`: times, launch
+/// offsets, the log-log line) and its work at each size, `amounts` in `unit` (bytes, or work
+/// items where the phase does not say what it moves): `w = c·U + f`; `None` where the numbers
+/// give no line (fewer than three sizes, equal amounts).
+fn per_unit_estimate(
     fractal: &FractalFit,
-    bytes: &[f64],
+    unit: Unit,
+    amounts: &[f64],
     noise: Option<&[f64]>,
     target: f64,
 ) -> Option<CalibratedEstimate> {
-    let n = bytes.len();
+    let n = amounts.len();
     if n < 3 || fractal.times_seconds.len() != n {
         return None;
     }
@@ -619,54 +649,58 @@ fn per_byte_estimate(
         .map(|(t, o)| t - o)
         .collect();
     let offset = fractal.offset_at_target_seconds;
-    // The bytes a phase moves are a polynomial in N; over a window their log-log line
-    // extrapolates them to well under a per cent.
-    let log_sizes: Vec<f64> = fractal.sizes.iter().map(|s| s.ln()).collect();
-    let log_bytes: Vec<f64> = bytes.iter().map(|b| b.ln()).collect();
-    let bytes_line = super::linear::fit_line(&log_sizes, &log_bytes).ok()?;
-    let bytes_at_target = (bytes_line.intercept + bytes_line.slope * target.ln()).exp();
-    let line = super::linear::fit_line(bytes, &work).ok()?;
+    let at_target = amount_at_target(&fractal.sizes, amounts, target)?;
+    let line = super::linear::fit_line(amounts, &work).ok()?;
+    // The estimate's fields in the phase's unit: ([per byte, per item], [bytes, items]).
+    let per_unit_field = |per: f64| match unit {
+        Unit::Byte => ([Some(per), None], [Some(at_target), None]),
+        Unit::Item => ([None, Some(per)], [None, Some(at_target)]),
+    };
     if line.slope > 0.0 && line.intercept >= 0.0 {
-        let mean = bytes.iter().sum::<f64>() / n as f64;
-        let sxx: f64 = bytes.iter().map(|b| (b - mean).powi(2)).sum();
+        let mean = amounts.iter().sum::<f64>() / n as f64;
+        let sxx: f64 = amounts.iter().map(|b| (b - mean).powi(2)).sum();
         // The residual variance s², from the slope's standard error s/√Sxx; never less than
         // the medians' own variance (five medians can fall on a line by chance).
         let measured = noise.map_or(0.0, |v| v.iter().sum::<f64>() / v.len().max(1) as f64);
         let s2 = (line.slope_se.powi(2) * sxx).max(measured);
         let half = super::linear::t_quantile_95(n - 2)
-            * (s2 * (1.0 + 1.0 / n as f64 + (bytes_at_target - mean).powi(2) / sxx)).sqrt();
-        let at = line.slope * bytes_at_target + line.intercept;
+            * (s2 * (1.0 + 1.0 / n as f64 + (at_target - mean).powi(2) / sxx)).sqrt();
+        let at = line.slope * at_target + line.intercept;
+        let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
+            per_unit_field(line.slope);
         return Some(CalibratedEstimate {
             method: CalibratedMethod::Asymptote,
             prediction_seconds: at + offset,
             interval_seconds: [(at - half).max(0.0) + offset, at + half + offset],
-            seconds_per_byte: Some(line.slope),
+            seconds_per_byte,
             fixed_seconds: Some(line.intercept),
-            bytes_at_target: Some(bytes_at_target),
+            bytes_at_target,
             bracket_seconds: None,
             seconds_per_launch: None,
+            seconds_per_item,
+            items_at_target,
         });
     }
-    // The cost per byte rises across the window: saturation at the largest sizes' cost, or
+    // The cost per unit rises across the window: saturation at the largest sizes' cost, or
     // growth at the rate it still rises at the top of the window; the estimate lies between
     // them. The interval reaches up to the highest of the three ways on (saturation, the top's
     // growth, the whole window's log-log line) widened by one run's scatter about that line,
     // and down to saturation or the line's lower prediction bound.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| bytes[a].total_cmp(&bytes[b]));
+    order.sort_by(|&a, &b| amounts[a].total_cmp(&amounts[b]));
     let top = &order[n - 2..];
-    let per_byte = top.iter().map(|&i| work[i] / bytes[i]).sum::<f64>() / 2.0;
-    if per_byte <= 0.0 {
+    let per_unit = top.iter().map(|&i| work[i] / amounts[i]).sum::<f64>() / 2.0;
+    if per_unit <= 0.0 {
         return None;
     }
-    let saturated = per_byte * bytes_at_target;
+    let saturated = per_unit * at_target;
     let whole = fractal.prediction_seconds - offset;
     let [g_lo, g_hi] = fractal.prediction_interval_seconds.map(|v| v - offset);
     if whole <= 0.0 {
         return None;
     }
-    let growth = top_growth(&fractal.sizes, &work, bytes, &order[n - 3..], target)
-        .map_or(whole, |g| g * bytes_at_target)
+    let growth = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
+        .map_or(whole, |g| g * at_target)
         .max(saturated);
     // One run's scatter about the log-log line, without the line's slope uncertainty (the
     // three ways on are the model's uncertainty): exp(t_{0.975,k−2}·s·√(1 + 1/k)).
@@ -675,6 +709,8 @@ fn per_byte_estimate(
         * (1.0 + 1.0 / fractal.points as f64).sqrt())
     .exp();
     let highest = saturated.max(growth).max(whole) * scatter;
+    let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
+        per_unit_field(per_unit);
     Some(CalibratedEstimate {
         method: CalibratedMethod::Bracket,
         prediction_seconds: (saturated * growth).sqrt() + offset,
@@ -686,12 +722,46 @@ fn per_byte_estimate(
                 saturated.max(g_hi).max(growth) + offset
             },
         ],
-        seconds_per_byte: Some(per_byte),
+        seconds_per_byte,
         fixed_seconds: None,
-        bytes_at_target: Some(bytes_at_target),
+        bytes_at_target,
         bracket_seconds: Some([saturated + offset, growth + offset]),
         seconds_per_launch: None,
+        seconds_per_item,
+        items_at_target,
     })
+}
+
+/// The amount (bytes or work items) a phase does at `target`, from its amounts over the
+/// window. What a workload counts is a polynomial in N of low degree ((N − 2)³ interior points
+/// of a 3-D grid, (N − 2)²·N bytes of a sweep, n elements), so the lowest degree up to 3 that
+/// reproduces every amount of the window (to 10⁻⁹, relative, with at least one point to spare)
+/// gives it exactly; where none does (amounts rounded to whole work-groups), the log-log line
+/// through them. (Until 2026-11-25 it was always the log-log line, whose local slope over a
+/// small window carries the lower-order terms on: ADI's sweeps, (N − 2)²·N, were taken 11.8 %
+/// too large at N = 204 from N = 25…51, lu-ssor's interior points 15 % at 260 from 34…65.)
+fn amount_at_target(sizes: &[f64], amounts: &[f64], target: f64) -> Option<f64> {
+    let n = amounts.len();
+    for degree in 1..=3usize {
+        if n < degree + 2 {
+            break;
+        }
+        let Ok(fit) = super::baselines::fit_polynomial(sizes, amounts, degree, target) else {
+            continue;
+        };
+        let exact = fit
+            .residuals
+            .iter()
+            .zip(amounts)
+            .all(|(r, a)| (r / a).abs() <= 1e-9);
+        if exact && fit.prediction_seconds > 0.0 {
+            return Some(fit.prediction_seconds);
+        }
+    }
+    let log_sizes: Vec<f64> = sizes.iter().map(|s| s.ln()).collect();
+    let log_amounts: Vec<f64> = amounts.iter().map(|b| b.ln()).collect();
+    let line = super::linear::fit_line(&log_sizes, &log_amounts).ok()?;
+    Some((line.intercept + line.slope * target.ln()).exp())
 }
 
 /// The cost per byte at `target`, grown from the largest of `top` (the window's largest sizes)
@@ -1148,6 +1218,85 @@ mod tests {
             })
             .collect();
         forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
+    }
+
+    #[test]
+    fn the_amount_at_the_target_is_the_windows_polynomial_not_its_log_log_line() {
+        // ADI's sweep moves (N − 2)²·N cells' worth of bytes: from N = 25…51 the log-log line
+        // (local slope ≈ 3.2) took N = 204 11.8 % too large (stored suite runs 1–19).
+        let sizes = [25.0, 30.0, 36.0, 43.0, 51.0];
+        let sweep = |n: f64| 8.0 * 35.0 * (n - 2.0) * (n - 2.0) * n;
+        let amounts: Vec<f64> = sizes.iter().map(|&n| sweep(n)).collect();
+        let at = amount_at_target(&sizes, &amounts, 204.0).expect("amount");
+        assert!((at / sweep(204.0) - 1.0).abs() < 1e-9, "{at}");
+        let log_sizes: Vec<f64> = sizes.iter().map(|s: &f64| s.ln()).collect();
+        let logs: Vec<f64> = amounts.iter().map(|a| a.ln()).collect();
+        let line = crate::fit::linear::fit_line(&log_sizes, &logs).expect("line");
+        let old = (line.intercept + line.slope * 204f64.ln()).exp();
+        assert!(
+            old / sweep(204.0) > 1.1,
+            "the log-log line overshoots: {old}"
+        );
+        // A linear amount is found at degree 1.
+        let vadd: Vec<f64> = sizes.iter().map(|&n| 12.0 * n).collect();
+        assert!((amount_at_target(&sizes, &vadd, 400.0).expect("amount") - 4800.0).abs() < 1e-6);
+        // Amounts no polynomial of degree ≤ 3 reproduces (rounded up to whole groups of
+        // 64) fall back to the log-log line; four points cannot vouch for a cubic.
+        let rounded: Vec<f64> = sizes
+            .iter()
+            .map(|&n| (n.powf(2.5) / 64.0).ceil() * 64.0)
+            .collect();
+        let fallback = amount_at_target(&sizes, &rounded, 204.0).expect("amount");
+        assert!(fallback > 0.0 && (fallback / 204f64.powf(2.5) - 1.0).abs() < 0.1);
+        let four = &amounts[1..];
+        let at4 = amount_at_target(&sizes[1..], four, 204.0).expect("amount");
+        assert!((at4 / sweep(204.0) - 1.0).abs() > 1e-3);
+    }
+
+    #[test]
+    fn a_phase_that_counts_only_its_work_items_is_a_line_in_items() {
+        // lu-ssor's sweeps declare no bytes but count their points, (N − 2)³ per sweep:
+        // 1.4 ns per point plus 30 µs per run is a line in items, extrapolated with the
+        // exact number of items at the target, and reported per item, not per byte.
+        let items = |n: f64| (n - 2.0).powi(3) * 15.0;
+        let work = |n: f64| 1.4e-9 * items(n) + 30e-6;
+        let sizes = [34usize, 38, 46, 54, 65];
+        let s = series(
+            sizes
+                .iter()
+                .map(|&n| SizeMedians {
+                    size: n,
+                    phases: vec![PhaseMedian {
+                        name: "ssor lower".into(),
+                        median_seconds: work(n as f64),
+                        count: 15 * (3 * n as u64 - 8),
+                        bytes: None,
+                        items: Some(items(n as f64) as u64),
+                        ci95_seconds: None,
+                    }],
+                    total_seconds: work(n as f64),
+                })
+                .collect(),
+        );
+        let moves: Vec<LevelMove> = sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 1e12,
+                factor: 1.0,
+                transfer_factors: Vec::new(),
+            })
+            .collect();
+        let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
+        let c = f.phases[0].calibrated.as_ref().expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Asymptote);
+        assert!(
+            (c.prediction_seconds / work(260.0) - 1.0).abs() < 1e-6,
+            "{c:?}"
+        );
+        assert!((c.items_at_target.expect("items") / items(260.0) - 1.0).abs() < 1e-9);
+        assert!((c.seconds_per_item.expect("per item") / 1.4e-9 - 1.0).abs() < 1e-6);
+        assert_eq!((c.seconds_per_byte, c.bytes_at_target), (None, None));
     }
 
     #[test]
