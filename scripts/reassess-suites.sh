@@ -34,6 +34,7 @@ runs=(
   "17 results/suite-2026-11-25k results/suite-2026-11-25k/calibrations"
   "18 results/suite-2026-11-25l results/suite-2026-11-25l/calibrations"
   "19 results/suite-2026-11-25m results/suite-2026-11-25m/calibrations"
+  "20 results/suite-2026-11-25n results/suite-2026-11-25n/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
