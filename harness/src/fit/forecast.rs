@@ -1208,7 +1208,12 @@ mod tests {
         );
         s.drift = drift.map(|(d, _)| d);
         s.drift_shared = drift.and_then(|(_, shared)| shared);
-        let moves: Vec<LevelMove> = sizes
+        forecast_calibrated(&s, 3200.0, &unmoved(sizes), Seconds(0.0)).expect("fits")
+    }
+
+    /// Level moves that leave every size as measured (a rate so high no traffic slows).
+    fn unmoved(sizes: &[usize]) -> Vec<LevelMove> {
+        sizes
             .iter()
             .map(|&size| LevelMove {
                 size,
@@ -1216,8 +1221,7 @@ mod tests {
                 factor: 1.0,
                 transfer_factors: Vec::new(),
             })
-            .collect();
-        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
+            .collect()
     }
 
     #[test]
@@ -1278,16 +1282,7 @@ mod tests {
                 })
                 .collect(),
         );
-        let moves: Vec<LevelMove> = sizes
-            .iter()
-            .map(|&size| LevelMove {
-                size,
-                rate: 1e12,
-                factor: 1.0,
-                transfer_factors: Vec::new(),
-            })
-            .collect();
-        let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
+        let f = forecast_calibrated(&s, 260.0, &unmoved(&sizes), Seconds(0.0)).expect("fits");
         let c = f.phases[0].calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Asymptote);
         assert!(
