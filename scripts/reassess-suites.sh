@@ -35,6 +35,7 @@ runs=(
   "18 results/suite-2026-11-25l results/suite-2026-11-25l/calibrations"
   "19 results/suite-2026-11-25m results/suite-2026-11-25m/calibrations"
   "20 results/suite-2026-11-25n results/suite-2026-11-25n/calibrations"
+  "21 results/suite-2026-11-25o results/suite-2026-11-25o/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
