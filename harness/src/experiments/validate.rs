@@ -19,7 +19,8 @@ use crate::fit::forecast::{
 use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{
-    choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice,
+    choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice, OVERHEAD_LIMIT,
+    RELAXED_OVERHEAD_LIMIT,
 };
 use crate::units::Seconds;
 use crate::workloads::{Workload, WorkloadError};
@@ -369,8 +370,10 @@ pub fn windowed_forecast(
 }
 
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
-/// unflagged, not overhead-dominated small size, moved to the large size's memory level by
-/// the calibrated streaming rates; or a note saying why there is none.
+/// unflagged, not overhead-dominated small size (launches × L at most [`OVERHEAD_LIMIT`] of
+/// its time, or [`RELAXED_OVERHEAD_LIMIT`] where fewer than three sizes pass that, with a
+/// note), moved to the large size's memory level by the calibrated streaming rates; or a note
+/// saying why there is none.
 ///
 /// `shared`: the rounds the target ran in with the window, where it ran inside them
 /// ([`run_series_beside`]); its interval then allows for less of the machine's drift.
@@ -408,7 +411,19 @@ pub fn calibrated_forecast(
     };
     let facts = size_facts(workload, series);
     let target_bytes = workload.bytes_needed(large);
-    let choice = choose_window_any_level(&facts, target_bytes, device);
+    let mut choice = choose_window_any_level(&facts, target_bytes, device, OVERHEAD_LIMIT);
+    if choice.accepted.len() < 3 {
+        let relaxed = choose_window_any_level(&facts, target_bytes, device, RELAXED_OVERHEAD_LIMIT);
+        if relaxed.accepted.len() >= 3 {
+            notes.push(format!(
+                "only {} small size(s) keep launches × L under {:.0} % of their time: sizes up to {:.0} % are used, so the estimate leans on L",
+                choice.accepted.len(),
+                100.0 * OVERHEAD_LIMIT,
+                100.0 * RELAXED_OVERHEAD_LIMIT
+            ));
+            choice = relaxed;
+        }
+    }
     let target_rate = device.streaming_rate(target_bytes);
     let level_moves: Vec<LevelMove> = choice
         .accepted
@@ -706,6 +721,30 @@ mod tests {
             ),
             "{note}"
         );
+        // Launches that take 35 % of every size's time (its total made so, 1 ns a launch):
+        // under the 20 % rule no size, under the relaxed 50 % every size, and the note says so.
+        series.launch_probe.as_mut().expect("probe").line.fixed_ns = 1.0;
+        let untouched = series.clone();
+        for p in &mut series.points {
+            let launches: u64 = p
+                .phases
+                .iter()
+                .filter(|ph| is_kernel_phase(&ph.name))
+                .map(|ph| ph.count)
+                .sum();
+            p.total.median_seconds = launches as f64 * 1e-9 / 0.35;
+        }
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_some(), "{:?}", window.note);
+        assert_eq!(window.choice.accepted, sizes);
+        let note = window.note.expect("a note");
+        assert!(note.contains("only 0 small size(s) keep launches × L under 20 % of their time: sizes up to 50 % are used"), "{note}");
+        for p in &mut series.points {
+            p.total.median_seconds *= 0.35 / 0.6;
+        }
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_none() && window.choice.accepted.is_empty());
+        series = untouched;
         // Without a probe (an older series) the calibration's L stays.
         series.launch_probe = None;
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);

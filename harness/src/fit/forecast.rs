@@ -456,8 +456,12 @@ fn move_to_target_level(
             if !is_kernel_phase(&ph.name) {
                 continue;
             }
-            let work = ph.median_seconds - ph.count as f64 * launch.0;
-            if work > 0.0 {
+            // The time a measured time `t` becomes at the target's level.
+            let at_target = |t: f64| -> f64 {
+                let work = t - ph.count as f64 * launch.0;
+                if work <= 0.0 {
+                    return t;
+                }
                 // e_i·g_i: the traffic's time at the target's rate over the work's time; no
                 // share where no rate was measured (a calibration without a sweep).
                 let share = ph
@@ -469,17 +473,20 @@ fn move_to_target_level(
                 // One after the other: the traffic's own time grows by g; never less than
                 // the roofline (a kernel that streamed faster than the sweep, e > 1).
                 let serial = (work * share * (1.0 - 1.0 / m.factor.max(1.0))).max(roofline);
-                let extra = match overlap {
+                t + match overlap {
                     Overlap::Full => roofline,
                     Overlap::None => serial,
                     Overlap::Half => 0.5 * (roofline + serial),
-                };
-                moved += extra;
-                // The median's interval moves with it, in proportion.
-                let scale = 1.0 + extra / ph.median_seconds;
-                ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * scale));
-                ph.median_seconds += extra;
-            }
+                }
+            };
+            let median = at_target(ph.median_seconds);
+            moved += median - ph.median_seconds;
+            ph.median_seconds = median;
+            // The median's interval moves as its ends do: a roofline's time, the bytes over
+            // the target's rate, does not depend on the measured time, so the repeats' noise
+            // does not follow it (until 2026-11-25 the interval was scaled in proportion, and
+            // a streaming kernel's noisy medians in the cache widened the target's interval).
+            ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(at_target));
         }
         p.total_seconds += moved;
         true
@@ -1100,6 +1107,38 @@ mod tests {
             .expect("total");
         let [lo, hi] = total.interval_seconds();
         (total.prediction_seconds() / 8.0, [lo / 8.0, hi / 8.0])
+    }
+
+    #[test]
+    fn a_roofline_time_does_not_carry_the_windows_noise() {
+        // Medians known to ±30 %, moved to a level half as fast (g = 2). 8 MB per run at the
+        // sweep's 4 GB/s is 2 ms, twice the run's 1 ms (e = 2): at the target's 2 GB/s the
+        // traffic takes 4 ms whatever the window measured, so the medians' noise does not
+        // follow it (it used to be scaled with the median, to ±1.2 ms).
+        let moved = |bytes: u64| {
+            let mut s = one_ms_series(bytes, None);
+            for p in &mut s.points {
+                let m = p.phases[0].median_seconds;
+                p.phases[0].ci95_seconds = Some([0.7 * m, 1.3 * m]);
+            }
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                transfer_factors: Vec::new(),
+            });
+            let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
+            let k = &w.points[0].phases[0];
+            (k.median_seconds, k.ci95_seconds.expect("an interval"))
+        };
+        let (median, [lo, hi]) = moved(8_000_000);
+        assert!((median - 4e-3).abs() < 1e-12, "{median}");
+        assert!((hi - lo).abs() < 1e-12, "[{lo}, {hi}]");
+        // A compute-bound phase (80 kB: e = 0.02) keeps its time but for half its traffic's
+        // growth (0.01 ms), and its noise.
+        let (median, [lo, hi]) = moved(80_000);
+        assert!((median - 1.01e-3).abs() < 1e-12, "{median}");
+        assert!((hi - lo - 0.6e-3).abs() < 1e-9, "[{lo}, {hi}]");
     }
 
     #[test]

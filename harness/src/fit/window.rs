@@ -18,6 +18,13 @@ use serde::{Deserialize, Serialize};
 /// The largest share of a size's time the launch overheads may take.
 pub const OVERHEAD_LIMIT: f64 = 0.2;
 
+/// The share the `calibrated` variant allows where fewer than three sizes stay under
+/// [`OVERHEAD_LIMIT`]: it subtracts launches × L before its fit and adds them back at the
+/// target, where their share is smaller (a launch count grows more slowly than the work), so a
+/// window whose launches take a quarter of its time still leaves it most of its work to fit;
+/// the prediction then says that it leans on L.
+pub const RELAXED_OVERHEAD_LIMIT: f64 = 0.5;
+
 /// What the calibration says about the device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeviceFacts {
@@ -177,17 +184,20 @@ pub fn choose_window(
     target_bytes: u64,
     device: &DeviceFacts,
 ) -> WindowChoice {
-    apply_rules(points, target_bytes, device, true)
+    apply_rules(points, target_bytes, device, true, OVERHEAD_LIMIT)
 }
 
 /// Rules 1 and 2 and the flagged sizes, not rule 3: the window of the `calibrated` variant,
 /// which moves each size to the target's memory level itself ([`super::forecast::forecast_calibrated`]).
+/// `overhead_limit`: rule 2's share, [`OVERHEAD_LIMIT`] or, where that leaves fewer than
+/// three sizes, [`RELAXED_OVERHEAD_LIMIT`].
 pub fn choose_window_any_level(
     points: &[SizeFacts],
     target_bytes: u64,
     device: &DeviceFacts,
+    overhead_limit: f64,
 ) -> WindowChoice {
-    apply_rules(points, target_bytes, device, false)
+    apply_rules(points, target_bytes, device, false, overhead_limit)
 }
 
 fn apply_rules(
@@ -195,6 +205,7 @@ fn apply_rules(
     target_bytes: u64,
     device: &DeviceFacts,
     same_level: bool,
+    overhead_limit: f64,
 ) -> WindowChoice {
     let target_level = device.level_of(target_bytes);
     let mut accepted = Vec::new();
@@ -218,7 +229,7 @@ fn apply_rules(
             }
         }
         let overhead = p.launches as f64 * device.launch_seconds.0;
-        if p.seconds > 0.0 && overhead > OVERHEAD_LIMIT * p.seconds {
+        if p.seconds > 0.0 && overhead > overhead_limit * p.seconds {
             reasons.push(format!(
                 "{} launches × L = {:.3e} s is {:.0} % of its {:.3e} s: overhead-dominated",
                 p.launches,
@@ -304,6 +315,33 @@ mod tests {
         assert_eq!(d.level_of((32 << 10) + 1), "L2");
         // Beyond the last measured plateau is still device memory.
         assert_eq!(d.level_of(1 << 40), "memory");
+    }
+
+    #[test]
+    fn the_relaxed_overhead_limit_keeps_sizes_whose_launches_take_a_third() {
+        let d = device();
+        // 2 launches × 10 µs against 60 µs: a third of the time.
+        let third = |size: usize| SizeFacts {
+            seconds: 6e-5,
+            working_set_bytes: 1 << 19,
+            ..point(size, 1.0)
+        };
+        let points = [third(1 << 18), third(1 << 19), third(1 << 20)];
+        let strict = choose_window_any_level(&points, 1 << 28, &d, OVERHEAD_LIMIT);
+        assert!(strict.accepted.is_empty());
+        let relaxed = choose_window_any_level(&points, 1 << 28, &d, RELAXED_OVERHEAD_LIMIT);
+        // Not the cache rule: the calibrated window takes any level.
+        assert_eq!(relaxed.accepted, vec![1 << 18, 1 << 19, 1 << 20]);
+        // Launches that take more than half stay out.
+        let most = SizeFacts {
+            seconds: 3e-5,
+            ..third(1 << 18)
+        };
+        assert!(
+            choose_window_any_level(&[most], 1 << 28, &d, RELAXED_OVERHEAD_LIMIT)
+                .accepted
+                .is_empty()
+        );
     }
 
     #[test]
