@@ -12,6 +12,9 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Before any device is opened or thread started: PoCL's and rayon's workers one per CPU,
+    // so a run of a few milliseconds uses every core (backend/pinning.rs).
+    harness::backend::pinning::pin_worker_threads();
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {

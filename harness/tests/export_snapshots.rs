@@ -57,6 +57,7 @@ fn series() -> Series {
         points: vec![point(64, 0.5), point(128, 2.0), point(256, 8.0)],
         flagged: Vec::new(),
         launch_probe: None,
+        worker_threads: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod host;
 pub mod host_stream;
 pub mod nvrtc;
 pub mod opencl;
+pub mod pinning;
 pub mod source;
 
 use std::fmt;

@@ -150,6 +150,7 @@ pub fn calibrate(
                 .into(),
             date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             quick: options.quick,
+            worker_threads: crate::backend::pinning::pinning().cloned(),
         },
         parameters,
         read_latency: ReadLatency {

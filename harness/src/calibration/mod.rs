@@ -116,6 +116,10 @@ pub struct Provenance {
     pub date: String,
     /// Whether `--quick` was used.
     pub quick: bool,
+    /// How PoCL's and rayon's worker threads were placed (`backend/pinning.rs`); absent in
+    /// files from before 2026-11-25, when neither was pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_threads: Option<crate::backend::pinning::Pinning>,
 }
 
 /// Read latency: the sweep and its levels.

@@ -133,6 +133,10 @@ pub struct Series {
     /// calibration's. Absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_probe: Option<LaunchProbe>,
+    /// How PoCL's and rayon's worker threads were placed while it ran
+    /// (`backend/pinning.rs`); absent in older files, when neither was pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_threads: Option<crate::backend::pinning::Pinning>,
 }
 
 impl Series {
@@ -545,6 +549,7 @@ pub fn run_series_beside(
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
         launch_probe: prober.finish(),
+        worker_threads: crate::backend::pinning::pinning().cloned(),
     };
     Ok((series, beside_points))
 }

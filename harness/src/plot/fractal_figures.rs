@@ -596,6 +596,7 @@ mod tests {
             points,
             flagged: Vec::new(),
             launch_probe: None,
+            worker_threads: None,
         }
     }
 
