@@ -36,6 +36,10 @@ runs=(
   "19 results/suite-2026-11-25m results/suite-2026-11-25m/calibrations"
   "20 results/suite-2026-11-25n results/suite-2026-11-25n/calibrations"
   "21 results/suite-2026-11-25o results/suite-2026-11-25o/calibrations"
+  "22 results/suite-2026-11-25p results/suite-2026-11-25p/calibrations"
+  "23 results/suite-2026-11-25q results/suite-2026-11-25q/calibrations"
+  "24 results/suite-2026-11-25r results/suite-2026-11-25r/calibrations"
+  "25 results/suite-2026-11-25s results/suite-2026-11-25s/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
