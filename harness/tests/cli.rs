@@ -898,3 +898,49 @@ fn error_lines_quote_a_short_excerpt_of_huge_input() {
         );
     }
 }
+
+#[test]
+fn a_series_records_how_the_worker_threads_were_pinned() {
+    let series = |pin: Option<&str>| -> serde_json::Value {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = harness();
+        cmd.current_dir(dir.path())
+            .env_remove("POCL_AFFINITY")
+            .env_remove("RAYON_NUM_THREADS")
+            .env_remove("HARNESS_PIN");
+        if let Some(v) = pin {
+            cmd.env("HARNESS_PIN", v);
+        }
+        cmd.args([
+            "series",
+            "vadd",
+            "--sizes",
+            "2^12,2^13,2^14",
+            "--repeat",
+            "3",
+            "--iters",
+            "1",
+            "--device",
+            "host",
+        ])
+        .assert()
+        .success();
+        let file = std::fs::read_dir(dir.path().join("calibrations"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".series.vadd.json"))
+            .expect("a series file");
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+    // By default: PoCL told to pin its workers, rayon's threads one per CPU.
+    let pinned = series(None);
+    let threads = &pinned["worker_threads"];
+    assert_eq!(threads["pocl_affinity"], "1", "{threads}");
+    let cpus = threads["rayon_cpus"].as_array().expect("a list");
+    assert!(!cpus.is_empty(), "{threads}");
+    // HARNESS_PIN=0 leaves both as they were, and says so.
+    let unpinned = series(Some("0"));
+    let threads = &unpinned["worker_threads"];
+    assert_eq!(threads["pocl_affinity"], "unset", "{threads}");
+    assert_eq!(threads["rayon_cpus"], serde_json::json!([]), "{threads}");
+}
