@@ -40,6 +40,7 @@ runs=(
   "23 results/suite-2026-11-25q results/suite-2026-11-25q/calibrations"
   "24 results/suite-2026-11-25r results/suite-2026-11-25r/calibrations"
   "25 results/suite-2026-11-25s results/suite-2026-11-25s/calibrations"
+  "26 results/suite-2026-11-25t results/suite-2026-11-25t/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
