@@ -12,8 +12,8 @@
 //!
 //! [`pin_worker_threads`] runs once, first thing in the binary, before any device is opened:
 //! it sets `POCL_AFFINITY=1` unless the environment already sets it, and builds rayon's
-//! global pool with one thread per allowed CPU (or `RAYON_NUM_THREADS` of them), thread i
-//! pinned to the i-th. `HARNESS_PIN=0` in the environment leaves both as they were. What it
+//! global pool with one thread per allowed CPU (or `RAYON_NUM_THREADS` threads), thread i
+//! pinned to the i-th CPU (counting round where there are more threads than CPUs). `HARNESS_PIN=0` in the environment leaves both as they were. What it
 //! did is kept for the files' provenance ([`pinning`]).
 
 use std::sync::OnceLock;
@@ -50,24 +50,27 @@ pub fn pin_worker_threads() -> &'static Pinning {
             std::env::set_var("POCL_AFFINITY", "1");
         }
         let pocl_affinity = std::env::var("POCL_AFFINITY").unwrap_or_else(|_| "unset".to_string());
-        let mut cpus = allowed_cpus();
-        if let Some(n) = std::env::var("RAYON_NUM_THREADS")
+        let cpus = allowed_cpus();
+        // One thread per CPU, or as many as RAYON_NUM_THREADS asks for, thread i on CPU i
+        // (modulo the CPUs where it asks for more).
+        let threads = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
-        {
-            cpus.truncate(n);
-        }
-        let rayon_cpus = if cpus.is_empty() {
+            .unwrap_or(cpus.len());
+        let placed: Vec<usize> = (0..threads)
+            .filter_map(|i| cpus.get(i % cpus.len().max(1)).copied())
+            .collect();
+        let rayon_cpus = if placed.is_empty() {
             Vec::new()
         } else {
-            let placed = cpus.clone();
+            let each = placed.clone();
             let built = rayon::ThreadPoolBuilder::new()
                 .num_threads(placed.len())
-                .start_handler(move |i| pin_current_thread(placed[i % placed.len()]))
+                .start_handler(move |i| pin_current_thread(each[i % each.len()]))
                 .build_global();
             if built.is_ok() {
-                cpus
+                placed
             } else {
                 Vec::new()
             }
