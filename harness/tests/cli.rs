@@ -938,9 +938,19 @@ fn a_series_records_how_the_worker_threads_were_pinned() {
     assert_eq!(threads["pocl_affinity"], "1", "{threads}");
     let cpus = threads["rayon_cpus"].as_array().expect("a list");
     assert!(!cpus.is_empty(), "{threads}");
-    // HARNESS_PIN=0 leaves both as they were, and says so.
+    // The host kernels' pool: as many parties as rayon threads.
+    assert_eq!(
+        threads["host_pool_cpus"], threads["rayon_cpus"],
+        "{threads}"
+    );
+    // HARNESS_PIN=0 leaves all three as they were, and says so.
     let unpinned = series(Some("0"));
     let threads = &unpinned["worker_threads"];
     assert_eq!(threads["pocl_affinity"], "unset", "{threads}");
     assert_eq!(threads["rayon_cpus"], serde_json::json!([]), "{threads}");
+    assert_eq!(
+        threads["host_pool_cpus"],
+        serde_json::json!([]),
+        "{threads}"
+    );
 }

@@ -1,38 +1,35 @@
 //! Streaming loops the host backend's twins share: the microbenchmarks' and the STREAM
-//! workload's. Each runs over every core, chunk by chunk, so that each chunk's inner loop is a
+//! workload's. Each splits its arrays into one contiguous block per core
+//! ([`host_pool`](super::host_pool), on cache-line boundaries), and each block's loop is a
 //! plain zip the compiler vectorizes (an indexed loop checks every bound, does not vectorize
 //! and streams at half the rate).
 
-use rayon::prelude::*;
+use super::host_pool::{for_each_mut, LINE_F32};
 
-/// Elements one rayon task of the streaming twins handles: large enough to stream, small
-/// enough to spread over every core.
+/// Elements the streaming reductions sum per partial (eight lanes each), and the unit the
+/// sweep's partial sums are counted in.
 pub const STREAM_CHUNK: usize = 1 << 14;
 
 /// a = b + q·c: the twin of every triad (the bandwidth sweep's, BabelStream's, STREAM's).
 pub fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
-    a.par_chunks_mut(STREAM_CHUNK)
-        .zip(b.par_chunks(STREAM_CHUNK))
-        .zip(c.par_chunks(STREAM_CHUNK))
-        .for_each(|((a, b), c)| {
-            a.iter_mut()
-                .zip(b)
-                .zip(c)
-                .for_each(|((a, b), c)| *a = b + q * c)
-        });
+    for_each_mut(a, LINE_F32, |at, a| {
+        let (b, c) = (&b[at..at + a.len()], &c[at..at + a.len()]);
+        a.iter_mut()
+            .zip(b)
+            .zip(c)
+            .for_each(|((a, b), c)| *a = b + q * c)
+    });
 }
 
 /// c = a + b: the twin of BabelStream's add and of STREAM's vadd.
 pub fn add_into(c: &mut [f32], a: &[f32], b: &[f32]) {
-    c.par_chunks_mut(STREAM_CHUNK)
-        .zip(a.par_chunks(STREAM_CHUNK))
-        .zip(b.par_chunks(STREAM_CHUNK))
-        .for_each(|((c, a), b)| {
-            c.iter_mut()
-                .zip(a)
-                .zip(b)
-                .for_each(|((c, a), b)| *c = a + b)
-        });
+    for_each_mut(c, LINE_F32, |at, c| {
+        let (a, b) = (&a[at..at + c.len()], &b[at..at + c.len()]);
+        c.iter_mut()
+            .zip(a)
+            .zip(b)
+            .for_each(|((c, a), b)| *c = a + b)
+    });
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@
 //!
 //! Nothing outside this module sees a raw handle or `unsafe`.
 
+pub mod affinity;
 pub mod cuda;
 mod discovery;
 pub mod host;
+pub mod host_pool;
 pub mod host_stream;
 pub mod nvrtc;
 pub mod opencl;

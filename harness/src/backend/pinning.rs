@@ -13,10 +13,15 @@
 //! [`pin_worker_threads`] runs once, first thing in the binary, before any device is opened:
 //! it sets `POCL_AFFINITY=1` unless the environment already sets it, and builds rayon's
 //! global pool with one thread per allowed CPU (or `RAYON_NUM_THREADS` threads), thread i
-//! pinned to the i-th CPU (counting round where there are more threads than CPUs). `HARNESS_PIN=0` in the environment leaves both as they were. What it
-//! did is kept for the files' provenance ([`pinning`]).
+//! pinned to the i-th CPU (counting round where there are more threads than CPUs), and gives
+//! the host kernels' pool (`backend::host_pool`) as many parties, its workers pinned to the
+//! CPUs after the first. `HARNESS_PIN=0` in the environment leaves all three as they were
+//! (the host pool then has one unpinned party per available CPU). What it did is kept for
+//! the files' provenance ([`pinning`]).
 
 use std::sync::OnceLock;
+
+use super::affinity::{allowed_cpus, pin_current_thread};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +31,15 @@ pub struct Pinning {
     /// `POCL_AFFINITY` as PoCL sees it: `1` pins its pthread workers one per CPU; `unset`
     /// leaves them to the scheduler.
     pub pocl_affinity: String,
-    /// The CPU each rayon thread (the host backend's parallel kernels) is pinned to, in
-    /// thread order; empty where they are not pinned.
+    /// The CPU each rayon thread (the harness's own parallel work: figures, reports,
+    /// spec initialisation; until 2026-11-26 also the host kernels) is pinned to, in thread
+    /// order; empty where they are not pinned.
     pub rayon_cpus: Vec<usize>,
+    /// The host kernels' pool (`backend::host_pool`): the CPU of each party in party order,
+    /// the first the launching thread's (not pinned), the others its workers' (pinned);
+    /// empty where they are not pinned. Absent in files written before 2026-11-26.
+    #[serde(default)]
+    pub host_pool_cpus: Vec<usize>,
 }
 
 static PINNING: OnceLock<Pinning> = OnceLock::new();
@@ -43,6 +54,7 @@ pub fn pin_worker_threads() -> &'static Pinning {
                 pocl_affinity: std::env::var("POCL_AFFINITY")
                     .unwrap_or_else(|_| "unset".to_string()),
                 rayon_cpus: Vec::new(),
+                host_pool_cpus: Vec::new(),
             };
         }
         if std::env::var_os("POCL_AFFINITY").is_none() {
@@ -70,14 +82,24 @@ pub fn pin_worker_threads() -> &'static Pinning {
                 .start_handler(move |i| pin_current_thread(each[i % each.len()]))
                 .build_global();
             if built.is_ok() {
-                placed
+                placed.clone()
             } else {
                 Vec::new()
             }
         };
+        // The host kernels' pool: as many parties as rayon threads, its workers on the CPUs
+        // after the caller's.
+        let host_pool_cpus = if placed.is_empty() {
+            Vec::new()
+        } else if super::host_pool::configure(placed.len(), Some(placed.clone())) {
+            placed
+        } else {
+            Vec::new()
+        };
         Pinning {
             pocl_affinity,
             rayon_cpus,
+            host_pool_cpus,
         }
     })
 }
@@ -86,52 +108,4 @@ pub fn pin_worker_threads() -> &'static Pinning {
 /// not call it).
 pub fn pinning() -> Option<&'static Pinning> {
     PINNING.get()
-}
-
-/// The CPUs this process may run on, ascending; empty where the system does not say.
-#[cfg(target_os = "linux")]
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: `set` is a plain bit mask that sched_getaffinity fills; its size is passed.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn allowed_cpus() -> Vec<usize> {
-    Vec::new()
-}
-
-/// Pin the calling thread to `cpu`; a failure leaves it where the scheduler puts it.
-#[cfg(target_os = "linux")]
-fn pin_current_thread(cpu: usize) {
-    // SAFETY: `set` is a plain bit mask built with the libc macros; its size is passed.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn pin_current_thread(_cpu: usize) {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn this_process_may_run_on_at_least_one_cpu() {
-        let cpus = allowed_cpus();
-        if cfg!(target_os = "linux") {
-            assert!(!cpus.is_empty());
-            assert!(cpus.windows(2).all(|w| w[0] < w[1]));
-        }
-    }
 }

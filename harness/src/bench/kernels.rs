@@ -1,7 +1,6 @@
 //! The microbenchmark program (`kernels/microbench.kern`) and the native twins of its kernels.
 
-use rayon::prelude::*;
-
+use crate::backend::host_pool::{for_each_mut, map_ranges, LINE_F32};
 use crate::backend::host_stream::{add_into, triad_into, STREAM_CHUNK};
 use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
 
@@ -147,13 +146,15 @@ fn host_read_one(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let pattern = pattern_of(a.u32(2)?)?;
     let mask = a.u32(3)?;
     let errors = a.slice_mut::<u32>(4)?;
-    let wrong = (0..n)
-        .into_par_iter()
-        .filter(|&i| {
-            let k = pattern.index(i, mask);
+    let wrong: usize = map_ranges(n as usize, LINE_F32, |r| {
+        r.filter(|&i| {
+            let k = pattern.index(i as u32, mask);
             data.get(k as usize) != Some(&k)
         })
-        .count();
+        .count()
+    })
+    .into_iter()
+    .sum();
     errors[0] += wrong as u32;
     Ok(())
 }
@@ -171,26 +172,31 @@ fn host_write_one(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         ));
     }
     match pattern {
-        Pattern::Coalesced => data[..n as usize]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(k, v)| *v = k as u32),
-        Pattern::Strided => data
-            .par_chunks_mut(STRIDE_ELEMENTS as usize)
-            .take(n as usize)
-            .enumerate()
-            .for_each(|(i, line)| line[0] = i as u32 * STRIDE_ELEMENTS),
+        Pattern::Coalesced => for_each_mut(&mut data[..n as usize], LINE_F32, |at, part| {
+            part.iter_mut()
+                .enumerate()
+                .for_each(|(k, v)| *v = (at + k) as u32)
+        }),
+        Pattern::Strided => {
+            let stride = STRIDE_ELEMENTS as usize;
+            let lines = (n as usize * stride).min(data.len());
+            for_each_mut(&mut data[..lines], stride, |at, part| {
+                part.chunks_mut(stride)
+                    .enumerate()
+                    .for_each(|(i, line)| line[0] = ((at / stride + i) * stride) as u32)
+            })
+        }
         Pattern::Random => {
             // Walk the targets instead of the executors so the writes split safely.
             let inverse = inverse_mod_2_32(RANDOM_MULTIPLIER);
-            data[..=mask as usize]
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(k, v)| {
-                    if (k as u32).wrapping_mul(inverse) & mask < n {
-                        *v = k as u32;
+            for_each_mut(&mut data[..=mask as usize], LINE_F32, |at, part| {
+                for (k, v) in part.iter_mut().enumerate() {
+                    let k = (at + k) as u32;
+                    if k.wrapping_mul(inverse) & mask < n {
+                        *v = k;
                     }
-                });
+                }
+            });
         }
     }
     Ok(())
@@ -244,19 +250,40 @@ fn host_fma_throughput(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(1)?;
     let iters = a.u32(2)?;
     let (m, b) = (a.f32(3)?, a.f32(4)?);
-    out[..n as usize]
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(i, v)| *v = fma_throughput_value(i as u32, iters, m, b));
+    for_each_mut(&mut out[..n as usize], LINE_F32, |at, part| {
+        for (i, v) in part.iter_mut().enumerate() {
+            *v = fma_throughput_value((at + i) as u32, iters, m, b);
+        }
+    });
     Ok(())
 }
 
-/// The sum of `values` in eight independent lanes, so the host's reduction streams at the
-/// memory's pace instead of one dependent addition's latency per element.
-fn lane_sum(values: impl Iterator<Item = f32>) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    for (k, v) in values.enumerate() {
-        lanes[k & 7] += v;
+/// The sum of `values` in eight independent lanes (element k into lane k mod 8), so the
+/// host's reduction streams at the memory's pace instead of one dependent addition's latency
+/// per element; the lanes are a fixed-size array the compiler keeps in one vector register.
+fn lane_sum(values: &[f32]) -> f32 {
+    lane_fold(values, values, |v, _| v)
+}
+
+/// The sum of `x[k]·y[k]` in the lanes of [`lane_sum`].
+fn lane_dot(x: &[f32], y: &[f32]) -> f32 {
+    lane_fold(x, y, |x, y| x * y)
+}
+
+fn lane_fold(x: &[f32], y: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
+    const LANES: usize = 8;
+    let n = x.len().min(y.len());
+    let (x, y) = (&x[..n], &y[..n]);
+    let mut lanes = [0.0f32; LANES];
+    let (xs, ys) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
+    let (x_tail, y_tail) = (xs.remainder(), ys.remainder());
+    for (xc, yc) in xs.zip(ys) {
+        for j in 0..LANES {
+            lanes[j] += term(xc[j], yc[j]);
+        }
+    }
+    for (j, (&a, &b)) in x_tail.iter().zip(y_tail).enumerate() {
+        lanes[j] += term(a, b);
     }
     lanes.iter().sum()
 }
@@ -277,12 +304,20 @@ fn host_bw_read(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(1)? as usize;
     let data = a.first::<f32>(0, n)?;
     let passes = a.u32(2)?;
-    let mut sums = vec![0.0f32; n.div_ceil(STREAM_CHUNK)];
+    // Sums of at most STREAM_CHUNK elements each (exact for the sweep's values), the same
+    // partition at every pass.
+    let mut sums: Vec<f32> = Vec::new();
     for _ in 0..passes {
-        let pass: Vec<f32> = data
-            .par_chunks(STREAM_CHUNK)
-            .map(|c| lane_sum(c.iter().copied()))
-            .collect();
+        let pass: Vec<f32> = map_ranges(n, LINE_F32, |r| {
+            data[r]
+                .chunks(STREAM_CHUNK)
+                .map(lane_sum)
+                .collect::<Vec<f32>>()
+        })
+        .concat();
+        if sums.is_empty() {
+            sums = vec![0.0; pass.len()];
+        }
         sums.iter_mut().zip(pass).for_each(|(s, p)| *s += p);
     }
     write_partials(a.slice_mut::<f32>(4)?, sums);
@@ -293,8 +328,9 @@ fn host_bw_write(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(1)? as usize;
     let data = a.first_mut::<f32>(0, n)?;
     for p in 0..a.u32(2)? {
-        data.par_chunks_mut(STREAM_CHUNK)
-            .for_each(|c| c.iter_mut().for_each(|v| *v = p as f32));
+        for_each_mut(data, LINE_F32, |_, c| {
+            c.iter_mut().for_each(|v| *v = p as f32)
+        });
     }
     Ok(())
 }
@@ -304,9 +340,10 @@ fn host_bw_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let src = a.first::<f32>(0, n)?;
     let dst = a.first_mut::<f32>(1, n)?;
     for p in 0..a.u32(3)? {
-        dst.par_chunks_mut(STREAM_CHUNK)
-            .zip(src.par_chunks(STREAM_CHUNK))
-            .for_each(|(d, s)| d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32));
+        for_each_mut(dst, LINE_F32, |at, d| {
+            let s = &src[at..at + d.len()];
+            d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32)
+        });
     }
     Ok(())
 }
@@ -330,10 +367,9 @@ fn babelstream_elements(launch: &Launch) -> usize {
 fn host_bs_copy(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let n = babelstream_elements(launch);
     let src = a.first::<f32>(0, n)?;
-    a.first_mut::<f32>(1, n)?
-        .par_chunks_mut(STREAM_CHUNK)
-        .zip(src.par_chunks(STREAM_CHUNK))
-        .for_each(|(d, s)| copy_with_plain_stores(d, s));
+    for_each_mut(a.first_mut::<f32>(1, n)?, LINE_F32, |at, d| {
+        copy_with_plain_stores(d, &src[at..at + d.len()])
+    });
     Ok(())
 }
 
@@ -359,10 +395,10 @@ fn copy_with_plain_stores(d: &mut [f32], s: &[f32]) {
 fn host_bs_mul(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let (s, n) = (a.f32(2)?, babelstream_elements(launch));
     let c = a.first::<f32>(1, n)?;
-    a.first_mut::<f32>(0, n)?
-        .par_chunks_mut(STREAM_CHUNK)
-        .zip(c.par_chunks(STREAM_CHUNK))
-        .for_each(|(b, c)| b.iter_mut().zip(c).for_each(|(b, c)| *b = s * c));
+    for_each_mut(a.first_mut::<f32>(0, n)?, LINE_F32, |at, b| {
+        let c = &c[at..at + b.len()];
+        b.iter_mut().zip(c).for_each(|(b, c)| *b = s * c)
+    });
     Ok(())
 }
 
@@ -383,11 +419,14 @@ fn host_bs_triad(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
 fn host_bs_dot(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(2)? as usize;
     let (x, y) = (a.first::<f32>(0, n)?, a.first::<f32>(1, n)?);
-    let sums: Vec<f32> = x
-        .par_chunks(STREAM_CHUNK)
-        .zip(y.par_chunks(STREAM_CHUNK))
-        .map(|(x, y)| lane_sum(x.iter().zip(y).map(|(x, y)| x * y)))
-        .collect();
+    let sums: Vec<f32> = map_ranges(n, LINE_F32, |r| {
+        x[r.clone()]
+            .chunks(STREAM_CHUNK)
+            .zip(y[r].chunks(STREAM_CHUNK))
+            .map(|(x, y)| lane_dot(x, y))
+            .collect::<Vec<f32>>()
+    })
+    .concat();
     write_partials(a.slice_mut::<f32>(4)?, sums);
     Ok(())
 }

@@ -10,7 +10,7 @@
 //! iteration. In the plain layout consecutive executors on a diagonal touch addresses n − 1
 //! apart; in the skewed layout each diagonal is contiguous, so they touch consecutive ones.
 
-use rayon::prelude::*;
+use crate::backend::host_pool::for_each_mut;
 
 use super::session::{compare, compare_with_history, Session};
 use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
@@ -61,11 +61,14 @@ fn host_jacobi(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         a.slice_mut::<f32>(1)?,
         a.u32(2)? as usize,
     );
-    dst[..n * n]
-        .par_chunks_mut(n)
-        .enumerate()
-        .filter(|(i, _)| *i >= 1 && *i + 1 < n)
-        .for_each(|(i, row)| jacobi_row(src, row, i, n));
+    for_each_mut(&mut dst[..n * n], n, |at, rows| {
+        for (r, row) in rows.chunks_mut(n).enumerate() {
+            let i = at / n + r;
+            if i >= 1 && i + 1 < n {
+                jacobi_row(src, row, i, n);
+            }
+        }
+    });
     Ok(())
 }
 
