@@ -41,6 +41,9 @@ runs=(
   "24 results/suite-2026-11-25r results/suite-2026-11-25r/calibrations"
   "25 results/suite-2026-11-25s results/suite-2026-11-25s/calibrations"
   "26 results/suite-2026-11-25t results/suite-2026-11-25t/calibrations"
+  "27 results/suite-2026-11-25u results/suite-2026-11-25u/calibrations"
+  "28 results/suite-2026-11-25v results/suite-2026-11-25v/calibrations"
+  "29 results/suite-2026-11-25w results/suite-2026-11-25w/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
