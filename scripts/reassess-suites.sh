@@ -44,6 +44,7 @@ runs=(
   "27 results/suite-2026-11-25u results/suite-2026-11-25u/calibrations"
   "28 results/suite-2026-11-25v results/suite-2026-11-25v/calibrations"
   "29 results/suite-2026-11-25w results/suite-2026-11-25w/calibrations"
+  "30 results/suite-2026-11-25x results/suite-2026-11-25x/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
