@@ -59,8 +59,9 @@ struct Placement {
 }
 
 /// Set the pool's parties and pin worker w (party w + 1) to `cpus[w + 1]` (`cpus[0]` is the
-/// caller's, which is not pinned); `cpus` empty: one party per available CPU, unpinned.
-/// Only the first call before the pool is first used counts; returns whether it did.
+/// caller's, which is not pinned); `cpus` `None`: the workers are not pinned. Without a call
+/// the pool has one unpinned party per available CPU. Only the first call before the pool is
+/// first used counts; returns whether it did.
 pub fn configure(parties: usize, cpus: Option<Vec<usize>>) -> bool {
     let worker_cpus = cpus.map(|c| c.into_iter().skip(1).collect());
     PLACEMENT
