@@ -45,6 +45,7 @@ runs=(
   "28 results/suite-2026-11-25v results/suite-2026-11-25v/calibrations"
   "29 results/suite-2026-11-25w results/suite-2026-11-25w/calibrations"
   "30 results/suite-2026-11-25x results/suite-2026-11-25x/calibrations"
+  "31 results/suite-2026-11-26 results/suite-2026-11-26/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
