@@ -83,13 +83,6 @@ fn parties_for(n: usize) -> usize {
     parties().min((n / MIN_PART).max(1))
 }
 
-/// Run `body` on every contiguous part of `0..n` ([`split`] with `align`, parts of at least
-/// [`MIN_PART`]), in parallel.
-pub fn for_each_range(n: usize, align: usize, body: impl Fn(Range<usize>) + Sync) {
-    let parts = split(n, align, parties_for(n));
-    pool().run(parts.len(), &|p| body(parts[p].clone()));
-}
-
 /// Run `body(offset, part)` on contiguous parts of `data` (boundaries on multiples of
 /// `align`, parts of at least [`MIN_PART`]), in parallel; `offset` is the part's first index in `data`.
 pub fn for_each_mut<T: Send>(data: &mut [T], align: usize, body: impl Fn(usize, &mut [T]) + Sync) {
@@ -361,6 +354,12 @@ fn idle(s: &Shared, seen: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Run `body` on every contiguous part of `0..n`, in parallel.
+    fn for_each_range(n: usize, align: usize, body: impl Fn(Range<usize>) + Sync) {
+        let parts = split(n, align, parties_for(n));
+        pool().run(parts.len(), &|p| body(parts[p].clone()));
+    }
 
     #[test]
     fn a_split_covers_every_index_once_on_aligned_boundaries() {
