@@ -105,3 +105,40 @@ impl Workload for LuSsor {
         finish(self.name(), size, iterations, &s.phases, verification)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::host::HostDevice;
+    use crate::backend::{download_f32, upload_f32, Launch};
+    use crate::workloads::grid3d::{initial, program};
+
+    #[test]
+    fn the_tiled_plane_twin_gives_the_lexicographic_sweeps_bit_for_bit() {
+        // The host twin walks each plane in tiles of rows (workloads/grid3d.rs); the plane's
+        // points are independent, so any order must give the reference's numbers exactly.
+        // n = 13: planes whose rows start at k = 1 and planes whose rows start further in,
+        // and tiles cut short by the grid's last rows.
+        let n = 13;
+        let dev = HostDevice::new();
+        let program = dev.compile(&program()).unwrap();
+        let a = upload_f32(&dev, &initial(n)).unwrap();
+        let (w6, keep) = weights();
+        let planes: Vec<usize> = (3..=3 * (n - 2)).collect();
+        for h in planes.iter().chain(planes.iter().rev()) {
+            let args = [
+                Arg::Buf(&a),
+                Arg::U32(n as u32),
+                Arg::U32(*h as u32),
+                Arg::F32(w6),
+                Arg::F32(keep),
+            ];
+            dev.launch(&program, "ssor_plane", &Launch::single(), &args)
+                .unwrap();
+        }
+        let got = download_f32(&dev, &a, n * n * n).unwrap();
+        let want = reference(n, 1);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want));
+    }
+}
