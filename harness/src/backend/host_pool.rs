@@ -253,10 +253,7 @@ impl Pool {
         // Part 0 here, then whatever no worker has claimed.
         let mut p = 0;
         while p < parts {
-            if catch_unwind(AssertUnwindSafe(|| in_part(|| body(p)))).is_err() {
-                s.panicked.store(true, SeqCst);
-            }
-            s.done.fetch_add(1, SeqCst);
+            run_part(s, body, p);
             p = s.next.fetch_add(1, SeqCst);
         }
         spin_until(|| s.done.load(SeqCst) >= parts);
@@ -267,6 +264,15 @@ impl Pool {
             panic!("a host kernel panicked in one of its parts");
         }
     }
+}
+
+/// Run part `p` of the current launch (caller or worker alike): note a panic for the caller
+/// to raise, and count the part done either way.
+fn run_part(s: &Shared, body: &(dyn Fn(usize) + Sync + '_), p: usize) {
+    if catch_unwind(AssertUnwindSafe(|| in_part(|| body(p)))).is_err() {
+        s.panicked.store(true, SeqCst);
+    }
+    s.done.fetch_add(1, SeqCst);
 }
 
 /// Run `f` marked as a part, so a launch inside it runs in place.
@@ -317,10 +323,7 @@ fn worker(s: &Shared) {
                         if p >= parts {
                             break;
                         }
-                        if catch_unwind(AssertUnwindSafe(|| in_part(|| body(p)))).is_err() {
-                            s.panicked.store(true, SeqCst);
-                        }
-                        s.done.fetch_add(1, SeqCst);
+                        run_part(s, body, p);
                     }
                 }
             }

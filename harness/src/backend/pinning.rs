@@ -44,7 +44,7 @@ pub struct Pinning {
 
 static PINNING: OnceLock<Pinning> = OnceLock::new();
 
-/// Pin PoCL's and rayon's worker threads (see the module's documentation); call it before
+/// Pin PoCL's, rayon's and the host pool's worker threads (see the module's documentation); call it before
 /// any device is opened and before any other thread starts. Later calls return the first
 /// call's result.
 pub fn pin_worker_threads() -> &'static Pinning {
