@@ -183,6 +183,12 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .flat_map(|c| &c.points)
             .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
             .collect(),
+        memory_floor: calibration.babelstream.as_ref().and_then(|b| {
+            let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
+            // Triad reads two arrays and writes one.
+            let bytes = 3.0 * b.elements as f64 * 4.0;
+            (triad.average_seconds > 0.0).then(|| bytes / triad.average_seconds)
+        }),
         transfers: calibration
             .transfers
             .iter()
@@ -261,6 +267,32 @@ mod tests {
             last_cache.latency_ns * 1e-9
         );
         assert_eq!(inputs.launch_seconds.0, c.launch_overhead.device_ns * 1e-9);
+    }
+
+    #[test]
+    fn the_memory_floor_is_babelstreams_triad_over_its_mean_iteration() {
+        let mut c = test_fixture();
+        c.babelstream = None;
+        assert_eq!(window_facts(&c).memory_floor, None);
+        let kernel =
+            |name: &str, average_seconds: f64| crate::bench::bandwidth::BabelStreamKernel {
+                name: name.into(),
+                mbytes_per_sec: 1.0,
+                min_seconds: average_seconds / 2.0,
+                max_seconds: average_seconds * 2.0,
+                average_seconds,
+                device_mbytes_per_sec: 1.0,
+            };
+        c.babelstream = Some(crate::bench::bandwidth::BabelStream {
+            elements: 1 << 25,
+            iterations: 100,
+            executors: 1 << 25,
+            kernels: vec![kernel("Copy", 0.001), kernel("Triad", 0.0125)],
+            max_rel_error: 0.0,
+        });
+        // Three arrays of 2^25 floats (402,653,184 bytes) in 12.5 ms: 32.2 GB/s.
+        let floor = window_facts(&c).memory_floor.expect("a floor");
+        assert!((floor - 402_653_184.0 / 0.0125).abs() < 1.0, "{floor}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::export::table::sig;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
-    forecast, forecast_calibrated, forecast_windowed, is_kernel_phase, CalibratedEstimate,
+    forecast, forecast_calibrated_bounded, forecast_windowed, is_kernel_phase, CalibratedEstimate,
     Forecast, LevelMove, Variant,
 };
 use crate::fit::jumps::Jump;
@@ -462,6 +462,28 @@ pub fn calibrated_forecast(
             "the calibration has no bandwidth sweep: no size is moved between levels".to_string(),
         );
     }
+    // In device memory the rate also depends on how much of the working set a cache still
+    // holds, which on a shared machine changes from minute to minute; with none, it is
+    // BabelStream's. The interval reaches the time at that rate.
+    let in_memory = device.levels.len() > 1
+        && device.level_of(target_bytes) == device.levels[device.levels.len() - 1].0;
+    let slower: Vec<LevelMove> = match (target_rate, device.memory_floor) {
+        (Some(rate), Some(floor)) if in_memory && floor > 0.0 && floor < rate => {
+            notes.push(format!(
+                "device memory streams at {} GB/s with no cache's help (BabelStream) and {} GB/s in the sweep at the target's working set: the interval reaches the slower",
+                sig(floor * 1e-9, 3),
+                sig(rate * 1e-9, 3)
+            ));
+            level_moves
+                .iter()
+                .map(|m| LevelMove {
+                    factor: if m.rate > 0.0 { m.rate / floor } else { 1.0 },
+                    ..m.clone()
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let forecast = if choice.accepted.len() < 3 {
         notes.push(format!(
             "only {} small size(s) are saturated and not overhead-dominated, 3 are needed",
@@ -471,7 +493,13 @@ pub fn calibrated_forecast(
     } else {
         let mut medians = series.medians();
         medians.drift_shared = shared;
-        match forecast_calibrated(&medians, large as f64, &level_moves, device.launch_seconds) {
+        match forecast_calibrated_bounded(
+            &medians,
+            large as f64,
+            &level_moves,
+            &slower,
+            device.launch_seconds,
+        ) {
             Ok(f) => Some(f),
             Err(e) => {
                 notes.push(format!("the calibrated fit failed: {e}"));
@@ -663,6 +691,7 @@ mod tests {
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
+            memory_floor: None,
             transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
@@ -703,6 +732,7 @@ mod tests {
             launch_seconds: Seconds(1e-9),
             levels: vec![("memory".into(), 1 << 30)],
             streaming: Vec::new(),
+            memory_floor: None,
             transfers: Vec::new(),
         };
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
@@ -758,6 +788,7 @@ mod tests {
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
+            memory_floor: None,
             transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);

@@ -343,16 +343,34 @@ pub fn forecast_calibrated(
     moves: &[LevelMove],
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
+    forecast_calibrated_bounded(series, target, moves, &[], launch)
+}
+
+/// [`forecast_calibrated`], its interval reaching also the estimate made with `slower` in
+/// place of `moves` (the same sizes moved to a slower rate at the target: device memory
+/// with no cache's help, docs/models.md §2.4); none where `slower` is empty.
+pub fn forecast_calibrated_bounded(
+    series: &SeriesMedians,
+    target: f64,
+    moves: &[LevelMove],
+    slower: &[LevelMove],
+    launch: Seconds,
+) -> Result<Forecast, FitError> {
     let fixed = fixed_work_phases(series, moves);
-    let fit = |overlap: Overlap| -> Result<Forecast, FitError> {
+    let fit = |moves: &[LevelMove], overlap: Overlap| -> Result<Forecast, FitError> {
         let window = move_to_target_level(series, moves, launch, overlap, &fixed);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
         calibrate_estimates(&window, &fixed, &mut forecast);
         Ok(forecast)
     };
-    let mut forecast = fit(Overlap::Half)?;
-    // The two bounds of how compute and traffic combine bound the interval too.
-    for bound in [fit(Overlap::Full)?, fit(Overlap::None)?] {
+    let mut forecast = fit(moves, Overlap::Half)?;
+    // The two bounds of how compute and traffic combine bound the interval too, and so does
+    // the slower rate at the target.
+    let mut bounds = vec![fit(moves, Overlap::Full)?, fit(moves, Overlap::None)?];
+    if !slower.is_empty() {
+        bounds.push(fit(slower, Overlap::Half)?);
+    }
+    for bound in bounds {
         for (p, b) in forecast.phases.iter_mut().zip(&bound.phases) {
             if let (Some(c), Some(bc)) = (p.calibrated.as_mut(), b.calibrated.as_ref()) {
                 c.interval_seconds[0] = c.interval_seconds[0].min(bc.interval_seconds[0]);
@@ -988,6 +1006,55 @@ mod tests {
         let total = w.phases.iter().find(|p| p.name == "total").expect("total");
         assert_eq!(total.fractal.sizes, vec![256.0, 512.0, 1024.0]);
         assert!(forecast_windowed(&s, 8192.0, &[512, 1024], Seconds(LAUNCH)).is_err());
+    }
+
+    #[test]
+    fn the_interval_reaches_the_time_at_a_slower_rate_in_memory_and_the_estimate_stays() {
+        const RATE: f64 = 1e12;
+        // Every size streams at exactly the target level's rate (e = 1, g = 1).
+        let streaming = |n: usize| {
+            let mut p = point(n, false);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].bytes = Some((work * RATE).round() as u64);
+            p
+        };
+        let s = series([64, 128, 256, 512].map(streaming).to_vec());
+        let moves = |factor: f64| {
+            [64, 128, 256, 512].map(|size| LevelMove {
+                size,
+                rate: RATE,
+                factor,
+                transfer_factors: Vec::new(),
+            })
+        };
+        let target = 4096.0;
+        let kernel = |f: &Forecast| {
+            f.phases
+                .iter()
+                .find(|p| p.name == "kernel")
+                .and_then(|p| p.calibrated.clone())
+                .expect("a calibrated kernel estimate")
+        };
+        let plain = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
+        let none = forecast_calibrated_bounded(&s, target, &moves(1.0), &[], Seconds(LAUNCH))
+            .expect("fits");
+        assert_eq!(kernel(&plain), kernel(&none));
+        // Device memory 1.5× slower than the sweep said: the streaming work takes 1.5× as
+        // long there; the interval reaches that, the estimate does not move.
+        let bounded =
+            forecast_calibrated_bounded(&s, target, &moves(1.0), &moves(1.5), Seconds(LAUNCH))
+                .expect("fits");
+        let (p, b) = (kernel(&plain), kernel(&bounded));
+        assert_eq!(p.prediction_seconds, b.prediction_seconds);
+        let launches = LAUNCHES as f64 * LAUNCH;
+        let slow = launches + 1.5 * (time(target) - launches);
+        assert!(p.interval_seconds[1] < slow, "{:?}", p.interval_seconds);
+        assert!(
+            b.interval_seconds[1] >= slow * (1.0 - 1e-6),
+            "{:?} should reach {slow}",
+            b.interval_seconds
+        );
+        assert_eq!(b.interval_seconds[0], p.interval_seconds[0]);
     }
 
     #[test]

@@ -38,6 +38,10 @@ pub struct DeviceFacts {
     /// The streaming-bandwidth sweep's points (copy and triad pooled): working set, bytes,
     /// and bytes per second; empty where the calibration has no sweep.
     pub streaming: Vec<(u64, f64)>,
+    /// Device memory's rate with no cache holding any of the working set, bytes per second:
+    /// BabelStream's triad over three arrays of 2^25 floats, from its mean iteration. `None`
+    /// where the calibration did not run BabelStream.
+    pub memory_floor: Option<f64>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -163,6 +167,7 @@ pub struct WindowChoice {
 ///     launch_seconds: Seconds(5e-6),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
 ///     streaming: Vec::new(),
+///     memory_floor: None,
 ///     transfers: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
@@ -292,6 +297,7 @@ mod tests {
                 ("memory".into(), 1 << 30),
             ],
             streaming: Vec::new(),
+            memory_floor: None,
             transfers: Vec::new(),
         }
     }
@@ -436,6 +442,7 @@ mod tests {
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],
             streaming: Vec::new(),
+            memory_floor: None,
             transfers: Vec::new(),
         };
         let spike = SizeFacts {
