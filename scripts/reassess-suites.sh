@@ -46,6 +46,8 @@ runs=(
   "29 results/suite-2026-11-25w results/suite-2026-11-25w/calibrations"
   "30 results/suite-2026-11-25x results/suite-2026-11-25x/calibrations"
   "31 results/suite-2026-11-26 results/suite-2026-11-26/calibrations"
+  "32 results/suite-2026-11-26b results/suite-2026-11-26b/calibrations"
+  "33 results/suite-2026-11-26c results/suite-2026-11-26c/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
