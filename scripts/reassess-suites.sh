@@ -49,6 +49,7 @@ runs=(
   "32 results/suite-2026-11-26b results/suite-2026-11-26b/calibrations"
   "33 results/suite-2026-11-26c results/suite-2026-11-26c/calibrations"
   "34 results/suite-2026-11-26d results/suite-2026-11-26d/calibrations"
+  "35 results/suite-2026-11-26e results/suite-2026-11-26e/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"

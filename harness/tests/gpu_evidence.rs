@@ -55,6 +55,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "calibrate-quick",
         "calibrate",
         "babelstream",
+        "babelstream-fp64",
         "validate-suite",
         "balance-sor",
         "dvmh-adi",

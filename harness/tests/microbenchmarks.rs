@@ -162,3 +162,68 @@ fn a_garbled_field_is_named() {
     let (field, message) = Calibration::from_json(&text).unwrap_err();
     assert_eq!(field, "parameters.dt.value", "{message}");
 }
+
+/// BabelStream in doubles (its default; `harness babelstream --double`) on every CPU device:
+/// verified against the host's recurrence in doubles, and its rates count 8-byte elements.
+#[test]
+fn babelstream_runs_in_doubles_and_counts_their_bytes() {
+    use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions, Precision};
+    on_every_cpu_device(|mut ctx| {
+        let options = BabelStreamOptions {
+            precision: Precision::Double,
+            elements: 1 << 16,
+        };
+        let bs = measure_babelstream_with(&mut ctx, &options).unwrap();
+        assert_eq!(bs.precision, Precision::Double);
+        assert!(
+            bs.elements <= 1 << 16 && bs.elements > 1 << 15,
+            "{}",
+            bs.elements
+        );
+        assert!(bs.max_rel_error < 1e-10, "{}", bs.max_rel_error);
+        let names: Vec<&str> = bs.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["Copy", "Mul", "Add", "Triad", "Dot"]);
+        // Copy moves two arrays of doubles in its fastest iteration.
+        let copy = &bs.kernels[0];
+        let bytes = copy.mbytes_per_sec * 1e6 * copy.min_seconds;
+        assert!((bytes - 16.0 * bs.elements as f64).abs() < 1.0, "{bytes}");
+    });
+}
+
+/// The address chase (what GPUs run for t, `p = *p`) walks the same ring as the index chase
+/// on every CPU device: it is verified against the host's walk of the indices inside
+/// `read_latency_with`, and gives a positive latency at a cache-sized and a larger ring.
+#[test]
+fn the_address_chase_walks_the_same_ring_as_the_index_chase() {
+    use harness::bench::latency::{read_latency_with, Chase};
+    on_every_cpu_device(|mut ctx| {
+        let name = ctx.device.info().name.clone();
+        for bytes in [4 << 10, 4 << 20] {
+            let p = read_latency_with(&mut ctx, bytes, Chase::Addresses).unwrap();
+            assert!(
+                p.latency_ns.is_finite() && p.latency_ns > 0.0,
+                "{name}: {bytes}: {}",
+                p.latency_ns
+            );
+        }
+    });
+}
+
+/// Run `check` with a quick benchmark context on the host and, where there is one, on the
+/// OpenCL CPU device, one device at a time (holding the device list, as the calibrations do).
+fn on_every_cpu_device(check: impl Fn(harness::bench::BenchContext<'_>)) {
+    let list = devices().lock().unwrap_or_else(|p| p.into_inner());
+    let mut indices = vec![select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap()];
+    indices.extend(common::opencl_device(&list));
+    for index in indices {
+        let device = list.devices[index].as_ref();
+        check(
+            harness::bench::BenchContext::new(
+                device,
+                harness::bench::sampling::SamplingPlan::quick(),
+                true,
+            )
+            .unwrap(),
+        );
+    }
+}

@@ -22,3 +22,14 @@ typedef unsigned long long ulong;
 #define FMAX(a, b) fmaxf((a), (b))
 #define FLOAT_BITS(x) __float_as_uint(x)
 #define DEVICE_FN __device__
+/* A global address as an integer, and one load of the 64-bit word it names: `ld.global`, the
+ * ordinary coherent load (a pointer loaded from memory would otherwise be read with a
+ * generic `ld`, and a const restrict one through the read-only path). The read-latency chase
+ * on a GPU is a chain of these. */
+#define GLOBAL_ADDRESS(p) ((ulong)__cvta_generic_to_global(p))
+static __device__ __forceinline__ ulong load_global_address(ulong a) {
+    ulong v;
+    asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
+#define LOAD_GLOBAL_ADDRESS(a) load_global_address(a)

@@ -19,3 +19,11 @@
 #define FMAX(a, b) fmax((a), (b))
 #define FLOAT_BITS(x) as_uint(x)
 #define DEVICE_FN
+/* Double precision where the device has it (BabelStream's default precision). */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+/* A global address as an integer, and one load of the 64-bit word it names (see
+ * prelude/cuda.h). */
+#define GLOBAL_ADDRESS(p) ((ulong)(p))
+#define LOAD_GLOBAL_ADDRESS(a) (*(__global ulong*)(a))

@@ -244,6 +244,14 @@ impl<'a> HostArgs<'a> {
         }
     }
 
+    /// Scalar argument `index` as an `f64`.
+    pub fn f64(&self, index: usize) -> Result<f64, String> {
+        match self.args.get(index) {
+            Some(Arg::F64(v)) => Ok(*v),
+            _ => Err(format!("argument {index} is not an f64")),
+        }
+    }
+
     /// Scalar argument `index` as a `u64`.
     pub fn u64(&self, index: usize) -> Result<u64, String> {
         match self.args.get(index) {

@@ -9,24 +9,18 @@
 //! latency sweep's largest, four kernels — read (`Σ a`), write (`a = p`), copy (`b = a + p`)
 //! and triad (`a = b + q·c`) — walk their arrays with the stride of the whole launch, so every
 //! pass is coalesced (GPUs), or stream one contiguous block each (CPUs). On a GPU a sample is
-//! the time of 2k passes minus that of k passes (k chosen so that k passes move at least
-//! 8 MiB), which cancels the launch overhead; on a CPU, where an executor's later passes would
+//! the time of 2k passes minus that of k passes (k chosen from a probe of one and two passes
+//! so that k passes move at least 8 MiB and run at least 0.5 ms), which cancels the launch
+//! overhead; on a CPU, where an executor's later passes would
 //! find its block in its core's cache, a sample is one launch of one pass over data the
 //! previous launch left warm (what a kernel of that size gets, launch cost included). The
 //! working sets are measured in rounds (a few samples of each, then again from the smallest)
 //! so that drift of a shared machine reaches every point and its interval. The bandwidth is
 //! the bytes moved over the median. Each kernel's output is checked against the
 //! host after its measurement. The points are then grouped by the latency sweep's levels.
+
 //!
-//! **BabelStream.** copy, mul, add, triad and dot on 2^25 floats (fewer where the device
-//! cannot hold three such arrays), launched as BabelStream launches them (one element per
-//! executor and, as in BabelStream, no bounds check: the arrays hold a whole number of
-//! work-groups; dot with partial sums of 256 products each), in BabelStream's order for 100
-//! iterations (20 with `--quick`; the same quantities, fewer samples), timed as BabelStream
-//! times them (host wall clock from launch to completion, the device's timer beside it) and
-//! reported as it reports them: MB/s (10^6 bytes) from the fastest iteration, with the
-//! slowest and the mean. The arrays are then checked against the same recurrence on the
-//! host, as BabelStream does.
+//! BabelStream's five kernels at the memory level are in [`super::babelstream`].
 
 use serde::{Deserialize, Serialize};
 
@@ -38,15 +32,10 @@ use crate::backend::{download_f32, upload_f32, Arg, Buffer, Launch};
 pub const MIN_WORKING_SET: usize = 16 << 10;
 /// Bytes k passes must move at least, so that the 2k − k difference dwarfs timer noise.
 const MIN_BYTES_PER_SAMPLE: usize = 8 << 20;
+/// The triad's scalar (BabelStream's).
+const SCALAR: f32 = 0.4;
 /// The most passes per sample.
 const MAX_PASSES: u32 = 4096;
-/// BabelStream's default array length (its `-s`), floats.
-pub const BABELSTREAM_ELEMENTS: usize = 1 << 25;
-/// Products each executor of the dot kernel sums.
-const DOT_ELEMENTS_PER_EXECUTOR: usize = 256;
-/// BabelStream's scalar and initial values.
-const SCALAR: f32 = 0.4;
-const INIT: [f32; 3] = [0.1, 0.2, 0.0];
 
 /// One of the sweep's kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,12 +88,22 @@ pub struct BandwidthPoint {
     /// Median bandwidth, GB/s (10^9 bytes per second, counting each element read or written
     /// once, as STREAM counts).
     pub gbps: f64,
-    /// Its 95 % CI.
+    /// Its 95 % CI. The upper end is unbounded (written as `null`) where the time's interval
+    /// reaches zero.
+    #[serde(deserialize_with = "unbounded_where_null")]
     pub ci95_gbps: [f64; 2],
     /// k: passes in the shorter run of each sample (1 where a sample is one launch).
     pub passes: u32,
     /// Samples whose modified Z-score exceeded 3.5 (kept).
     pub outliers: usize,
+}
+
+/// An interval whose `null` ends (JSON's spelling of an infinite number, as serde writes
+/// one) read back as unbounded. The first H100 calibration wrote such an upper end and could
+/// not be read again.
+fn unbounded_where_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let [low, high] = <[Option<f64>; 2]>::deserialize(d)?;
+    Ok([low.unwrap_or(f64::INFINITY), high.unwrap_or(f64::INFINITY)])
 }
 
 /// One kernel's sweep.
@@ -144,44 +143,9 @@ pub struct BandwidthSweep {
     pub levels: Vec<LevelBandwidth>,
 }
 
-/// One BabelStream kernel's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BabelStreamKernel {
-    /// `Copy`, `Mul`, `Add`, `Triad` or `Dot`, as BabelStream prints them.
-    pub name: String,
-    /// 10^6 bytes per second from the fastest iteration, host wall time (BabelStream's
-    /// measure: launch to completion).
-    pub mbytes_per_sec: f64,
-    /// The fastest iteration, seconds (wall).
-    pub min_seconds: f64,
-    /// The slowest.
-    pub max_seconds: f64,
-    /// The mean.
-    pub average_seconds: f64,
-    /// 10^6 bytes per second from the fastest iteration by the device's own timer (the
-    /// kernel alone, launch overhead excluded).
-    pub device_mbytes_per_sec: f64,
-}
-
-/// BabelStream's five kernels at the memory level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BabelStream {
-    /// Floats per array.
-    pub elements: usize,
-    /// Iterations of the five kernels.
-    pub iterations: usize,
-    /// Executors launched.
-    pub executors: usize,
-    /// Copy, Mul, Add, Triad, Dot.
-    pub kernels: Vec<BabelStreamKernel>,
-    /// The largest relative difference of the arrays and the dot product from the host's
-    /// recurrence.
-    pub max_rel_error: f64,
-}
-
 /// Whether executors stream contiguous blocks (CPU cores and their prefetchers) rather than
 /// striding by the launch (GPUs): the kernels' `blocked` argument.
-fn blocked(ctx: &BenchContext<'_>) -> u32 {
+pub(crate) fn blocked(ctx: &BenchContext<'_>) -> u32 {
     u32::from(ctx.device.info().class != crate::backend::DeviceClass::Gpu)
 }
 
@@ -214,6 +178,28 @@ pub fn sweep_sizes(max_bytes: usize) -> Vec<usize> {
 /// k for a working set: enough passes to move [`MIN_BYTES_PER_SAMPLE`].
 fn passes_for(bytes_per_pass: usize) -> u32 {
     (MIN_BYTES_PER_SAMPLE.div_ceil(bytes_per_pass.max(1)) as u32).clamp(1, MAX_PASSES)
+}
+
+/// How long k passes must run at least, so that the 2k − k difference dwarfs the jitter of
+/// a launch's start and of the device's timer (microseconds on a GPU).
+const MIN_SECONDS_PER_SAMPLE: f64 = 500e-6;
+
+/// k for a working set from a probe: `one` and `two` are the times of one launch of one and
+/// of two passes. A pass takes `two − one` (or `one` where noise hides the difference, which
+/// overstates it and so errs towards fewer passes); k is enough passes to move
+/// [`MIN_BYTES_PER_SAMPLE`] and to run [`MIN_SECONDS_PER_SAMPLE`]. Moving 8 MiB takes a
+/// microsecond from an H100's L2, which made the 2k − k difference mostly jitter there
+/// (52 TB/s read from an 8 MiB working set in the first H100 calibration).
+fn passes_for_probe(bytes_per_pass: usize, one: f64, two: f64) -> u32 {
+    let pass = if two > one { two - one } else { one };
+    let by_time = if pass > 0.0 && pass.is_finite() {
+        (MIN_SECONDS_PER_SAMPLE / pass)
+            .ceil()
+            .min(f64::from(MAX_PASSES)) as u32
+    } else {
+        MAX_PASSES
+    };
+    passes_for(bytes_per_pass).max(by_time).clamp(1, MAX_PASSES)
 }
 
 /// The arrays of one kernel's sweep point, filled with small integers so sums are exact.
@@ -364,7 +350,11 @@ pub fn measure_bandwidth(
             let a = arrays(ctx, kernel, n)?;
             launched = a.executors;
             let k = if difference {
-                passes_for(n * 4 * kernel.arrays())
+                // The probe's first launch also warms the arrays and the kernel.
+                run(ctx, kernel, &a, 1)?;
+                let one = run(ctx, kernel, &a, 1)?;
+                let two = run(ctx, kernel, &a, 2)?;
+                passes_for_probe(n * 4 * kernel.arrays(), one, two)
             } else {
                 1
             };
@@ -453,145 +443,6 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
         .collect()
 }
 
-/// The host's copy of BabelStream's arrays after `iterations` of the five kernels.
-fn babelstream_gold(iterations: usize) -> ([f32; 3], f32) {
-    let [mut a, mut b, mut c] = INIT;
-    for _ in 0..iterations {
-        c = a;
-        b = SCALAR * c;
-        c = a + b;
-        a = b + SCALAR * c;
-    }
-    ([a, b, c], a * b)
-}
-
-/// BabelStream's five kernels at the memory level, verified.
-pub fn measure_babelstream(ctx: &mut BenchContext<'_>) -> Result<BabelStream, BenchError> {
-    let info = ctx.device.info();
-    let fit = (info.max_alloc_bytes / 4)
-        .min(info.memory_bytes.max(1) / 16)
-        .max(1 << 16) as usize;
-    let most = BABELSTREAM_ELEMENTS.min(fit);
-    let iterations = if ctx.quick { 20 } else { 100 };
-    // dot: many executors, so each partial sums few products and the float rounding of the
-    // partials stays far below the check's tolerance (the host adds the partials in f64).
-    // copy, mul, add and triad as BabelStream launches them: one element per executor, in
-    // work-groups as large as the runtime would choose on a CPU (BabelStream leaves the
-    // local size to the runtime), the usual size on a GPU.
-    let group = if blocked(ctx) == 1 {
-        info.max_group_size.clamp(1, 4096)
-    } else {
-        ctx.group()
-    };
-    // The kernels have no bounds check (as BabelStream's): the arrays hold a whole number of
-    // work-groups and the launch covers them exactly.
-    let n = (most / group).max(1) * group;
-    let executors = n;
-    let launch = Launch::linear(executors, group);
-    let dot_executors = (n / DOT_ELEMENTS_PER_EXECUTOR).max(1).div_ceil(ctx.group()) * ctx.group();
-    let dot_launch = Launch::linear(dot_executors, ctx.group());
-    let mut bufs = Vec::new();
-    for v in INIT {
-        bufs.push(upload_f32(ctx.device, &vec![v; n])?);
-    }
-    let partial = ctx.device.alloc(dot_executors * 4)?;
-    let (a, b, c) = (&bufs[0], &bufs[1], &bufs[2]);
-    let nn = n as u32;
-    let dot_blocked = Arg::U32(self::blocked(ctx));
-    let names = ["Copy", "Mul", "Add", "Triad", "Dot"];
-    // BabelStream's order within an iteration, each kernel with its launch and arguments.
-    let calls: [(&str, &Launch, Vec<Arg<'_>>); 5] = [
-        ("bs_copy", &launch, vec![Arg::Buf(a), Arg::Buf(c)]),
-        (
-            "bs_mul",
-            &launch,
-            vec![Arg::Buf(b), Arg::Buf(c), Arg::F32(SCALAR)],
-        ),
-        (
-            "bs_add",
-            &launch,
-            vec![Arg::Buf(a), Arg::Buf(b), Arg::Buf(c)],
-        ),
-        (
-            "bs_triad",
-            &launch,
-            vec![Arg::Buf(a), Arg::Buf(b), Arg::Buf(c), Arg::F32(SCALAR)],
-        ),
-        (
-            "bs_dot",
-            &dot_launch,
-            vec![
-                Arg::Buf(a),
-                Arg::Buf(b),
-                Arg::U32(nn),
-                dot_blocked,
-                Arg::Buf(&partial),
-            ],
-        ),
-    ];
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); 5];
-    let mut device_times: Vec<Vec<f64>> = vec![Vec::new(); 5];
-    let mut dot = 0.0f64;
-    ctx.progress.set_message("BabelStream".to_string());
-    for _ in 0..iterations {
-        for (k, (kernel, launch, args)) in calls.iter().enumerate() {
-            let (device, wall) = ctx.launch_timed_both(kernel, launch, args)?;
-            device_times[k].push(device.0);
-            times[k].push(wall.0);
-        }
-        dot = download_f32(ctx.device, &partial, dot_executors)?
-            .iter()
-            .map(|&p| f64::from(p))
-            .sum();
-    }
-    ctx.progress.inc(1);
-    let ([ga, gb, gc], g_ab) = babelstream_gold(iterations);
-    let mut worst = 0.0f64;
-    for (buf, gold) in [(a, ga), (b, gb), (c, gc)] {
-        let got = download_f32(ctx.device, buf, n)?;
-        for v in got {
-            worst = worst.max(f64::from((v - gold).abs()) / f64::from(gold.abs()).max(1e-30));
-        }
-    }
-    let gold_dot = f64::from(g_ab) * n as f64;
-    worst = worst.max((dot - gold_dot).abs() / gold_dot.abs().max(1e-30));
-    // Each partial sums at most DOT_ELEMENTS_PER_EXECUTOR float products (rounding below
-    // 256 × 6e-8 relative); the arrays must agree to float accuracy.
-    verify(worst < 1e-4, "BabelStream kernels", || {
-        format!("largest relative error {worst:e}")
-    })?;
-    let bytes = [2usize, 2, 3, 3, 2].map(|arrays| (arrays * 4 * n) as f64);
-    // BabelStream leaves the first iteration out of its statistics.
-    let skip_first =
-        |t: &[f64]| -> Vec<f64> { t.get(1..).filter(|r| !r.is_empty()).unwrap_or(t).to_vec() };
-    let kernels = names
-        .iter()
-        .zip(times.iter().zip(&device_times))
-        .zip(bytes)
-        .map(|((name, (wall, device)), bytes)| {
-            let t = skip_first(wall);
-            let min = t.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = t.iter().copied().fold(0.0, f64::max);
-            let device_min = skip_first(device).into_iter().fold(f64::INFINITY, f64::min);
-            BabelStreamKernel {
-                name: name.to_string(),
-                mbytes_per_sec: 1e-6 * bytes / min,
-                min_seconds: min,
-                max_seconds: max,
-                average_seconds: t.iter().sum::<f64>() / t.len() as f64,
-                device_mbytes_per_sec: 1e-6 * bytes / device_min,
-            }
-        })
-        .collect();
-    Ok(BabelStream {
-        elements: n,
-        iterations,
-        executors,
-        kernels,
-        max_rel_error: worst,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,11 +500,28 @@ mod tests {
     }
 
     #[test]
-    fn the_gold_recurrence_is_babelstreams() {
-        // One iteration from a = 0.1, b = 0.2, c = 0: c = 0.1, b = 0.04, c = 0.14,
-        // a = 0.04 + 0.4·0.14 = 0.096.
-        let ([a, b, c], ab) = babelstream_gold(1);
-        assert!((a - 0.096).abs() < 1e-7 && (b - 0.04).abs() < 1e-7 && (c - 0.14).abs() < 1e-7);
-        assert!((ab - 0.096 * 0.04).abs() < 1e-9);
+    fn an_unbounded_interval_is_written_and_read_back() {
+        let p = BandwidthPoint {
+            ci95_gbps: [12483.0, f64::INFINITY],
+            ..point(8 << 10, 32768.0)
+        };
+        let json = serde_json::to_string(&p).unwrap();
+        assert!(json.contains("null"), "{json}");
+        let back: BandwidthPoint = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.ci95_gbps, [12483.0, f64::INFINITY]);
+        assert_eq!(back.gbps, 32768.0);
+    }
+
+    #[test]
+    fn a_gpu_sample_runs_long_enough_for_its_difference_to_beat_the_jitter() {
+        // 8 MiB in L2 at 8 TB/s: a pass takes 1 µs (one pass 6 µs with the launch, two 7 µs),
+        // so k = 500 passes, where the byte rule alone gave 1.
+        assert_eq!(passes_for(8 << 20), 1);
+        assert!((500..=501).contains(&passes_for_probe(8 << 20, 6e-6, 7e-6)));
+        // Noise hid the difference: the one-pass time (launch included) sets k.
+        assert!((50..=51).contains(&passes_for_probe(8 << 20, 10e-6, 9e-6)));
+        // A slow pass keeps the byte rule's k; a vanishing one is capped.
+        assert_eq!(passes_for_probe(16 << 10, 1e-3, 2e-3), 512);
+        assert_eq!(passes_for_probe(1 << 30, 0.0, 0.0), MAX_PASSES);
     }
 }

@@ -74,10 +74,33 @@ pub fn program() -> ProgramSource {
     )
 }
 
+/// BabelStream's kernels on doubles (`kernels/babelstream_fp64.kern`) with their host twins:
+/// a program of its own, so that a device without double precision loses these alone.
+pub fn fp64_program() -> ProgramSource {
+    ProgramSource::embedded(
+        "babelstream_fp64.kern",
+        include_str!("../../../kernels/babelstream_fp64.kern"),
+        FP64_TWINS,
+    )
+}
+
+const FP64_TWINS: &[(&str, HostKernel)] = &[
+    ("bs64_copy", host_bs64_copy),
+    ("bs64_mul", host_bs64_mul),
+    ("bs64_add", host_bs64_add),
+    ("bs64_triad", host_bs64_triad),
+    ("bs64_dot", host_bs64_dot),
+];
+
+/// Doubles per 64-byte cache line: the blocks the host pool hands out for them.
+const LINE_F64: usize = 8;
+
 const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("empty", host_empty),
     ("chase", host_chase),
     ("chase_store", host_chase_store),
+    ("chase_links", host_chase_links),
+    ("chase_ptr", host_chase_ptr),
     ("read_one", host_read_one),
     ("write_one", host_write_one),
     ("add_chain", host_add_chain),
@@ -113,6 +136,44 @@ fn host_chase(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         j = follow(next, j)?;
     }
     out[0] = j;
+    Ok(())
+}
+
+/// The host's links are the addresses of the successors' first words, as on a device.
+fn host_chase_links(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let next = a.slice::<u32>(0)?;
+    let links = a.slice_mut::<u64>(1)?;
+    let (nodes, node_words) = (a.u32(2)? as usize, a.u32(3)? as usize);
+    let base = links.as_ptr() as u64;
+    for k in 0..nodes {
+        let j = k * node_words;
+        let to = *next
+            .get(j)
+            .ok_or_else(|| format!("node {k} lies outside the ring"))?;
+        *links
+            .get_mut(j / 2)
+            .ok_or_else(|| format!("node {k} lies outside the links"))? =
+            base + 8 * u64::from(to / 2);
+    }
+    Ok(())
+}
+
+/// The address chase on the host: each link is turned back into an index, checked against
+/// the buffer, before it is followed (so a wrong link is an error, not a stray read). The
+/// calibration chases indices on CPU devices; this twin keeps the kernel testable there.
+fn host_chase_ptr(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let links = a.slice::<u64>(0)?;
+    let steps = a.u32(1)?;
+    let out = a.slice_mut::<u32>(2)?;
+    let base = links.as_ptr() as u64;
+    let mut at = (a.u32(3)? / 2) as usize;
+    for _ in 0..steps {
+        let to = *links
+            .get(at)
+            .ok_or_else(|| format!("link {at} lies outside the buffer"))?;
+        at = (to.wrapping_sub(base) / 8) as usize;
+    }
+    out[0] = u32::try_from(2 * at).map_err(|_| format!("link {at} lies outside the ring"))?;
     Ok(())
 }
 
@@ -290,8 +351,8 @@ fn lane_fold(x: &[f32], y: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
 
 /// Per-executor partial sums: the host splits the array into contiguous chunks instead of
 /// the device's strided walk, so the partials differ but their total is the same.
-fn write_partials(partial: &mut [f32], sums: Vec<f32>) {
-    partial.iter_mut().for_each(|p| *p = 0.0);
+fn write_partials<T: Copy + Default + std::ops::AddAssign>(partial: &mut [T], sums: Vec<T>) {
+    partial.iter_mut().for_each(|p| *p = T::default());
     let slots = partial.len().max(1);
     for (k, s) in sums.into_iter().enumerate() {
         if let Some(p) = partial.get_mut(k % slots) {
@@ -377,16 +438,16 @@ fn host_bs_copy(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
 /// loop (or `copy_from_slice`) becomes `memcpy`, whose non-temporal stores skip the
 /// read-for-ownership of the destination and move a tenth less traffic on large arrays: a
 /// different kernel from the one BabelStream times. The volatile store keeps the loop a loop.
-fn copy_with_plain_stores(d: &mut [f32], s: &[f32]) {
+fn copy_with_plain_stores<T: Copy + Default>(d: &mut [T], s: &[T]) {
     const LANES: usize = 16;
     let mut d_blocks = d.chunks_exact_mut(LANES);
     let mut s_blocks = s.chunks_exact(LANES);
     for (d, s) in (&mut d_blocks).zip(&mut s_blocks) {
-        let mut block = [0.0f32; LANES];
+        let mut block = [T::default(); LANES];
         block.copy_from_slice(s);
         // SAFETY: `d` is a chunk of exactly LANES elements, so it is valid for one
-        // [f32; LANES] write; f32 arrays have the alignment of f32.
-        unsafe { std::ptr::write_volatile(d.as_mut_ptr().cast::<[f32; LANES]>(), block) };
+        // [T; LANES] write; an array of T has the alignment of T.
+        unsafe { std::ptr::write_volatile(d.as_mut_ptr().cast::<[T; LANES]>(), block) };
     }
     let (d, s) = (d_blocks.into_remainder(), s_blocks.remainder());
     d.copy_from_slice(&s[..d.len()]);
@@ -428,6 +489,82 @@ fn host_bs_dot(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     })
     .concat();
     write_partials(a.slice_mut::<f32>(4)?, sums);
+    Ok(())
+}
+
+fn host_bs64_copy(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
+    let n = babelstream_elements(launch);
+    let src = a.first::<f64>(0, n)?;
+    for_each_mut(a.first_mut::<f64>(1, n)?, LINE_F64, |at, d| {
+        copy_with_plain_stores(d, &src[at..at + d.len()])
+    });
+    Ok(())
+}
+
+fn host_bs64_mul(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
+    let (s, n) = (a.f64(2)?, babelstream_elements(launch));
+    let c = a.first::<f64>(1, n)?;
+    for_each_mut(a.first_mut::<f64>(0, n)?, LINE_F64, |at, b| {
+        let c = &c[at..at + b.len()];
+        b.iter_mut().zip(c).for_each(|(b, c)| *b = s * c)
+    });
+    Ok(())
+}
+
+fn host_bs64_add(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
+    let n = babelstream_elements(launch);
+    let (x, y) = (a.first::<f64>(0, n)?, a.first::<f64>(1, n)?);
+    for_each_mut(a.first_mut::<f64>(2, n)?, LINE_F64, |at, c| {
+        let (x, y) = (&x[at..at + c.len()], &y[at..at + c.len()]);
+        c.iter_mut()
+            .zip(x)
+            .zip(y)
+            .for_each(|((c, x), y)| *c = x + y)
+    });
+    Ok(())
+}
+
+fn host_bs64_triad(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
+    let (s, n) = (a.f64(3)?, babelstream_elements(launch));
+    let (b, c) = (a.first::<f64>(1, n)?, a.first::<f64>(2, n)?);
+    for_each_mut(a.first_mut::<f64>(0, n)?, LINE_F64, |at, x| {
+        let (b, c) = (&b[at..at + x.len()], &c[at..at + x.len()]);
+        x.iter_mut()
+            .zip(b)
+            .zip(c)
+            .for_each(|((x, b), c)| *x = b + s * c)
+    });
+    Ok(())
+}
+
+fn host_bs64_dot(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let (x, y) = (a.first::<f64>(0, n)?, a.first::<f64>(1, n)?);
+    let sums: Vec<f64> = map_ranges(n, LINE_F64, |r| {
+        x[r.clone()]
+            .chunks(STREAM_CHUNK)
+            .zip(y[r].chunks(STREAM_CHUNK))
+            .map(|(x, y)| {
+                // Eight sums in flight, as the device kernel keeps them.
+                let mut lanes = [0.0f64; 8];
+                let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+                let tail: f64 = xs
+                    .remainder()
+                    .iter()
+                    .zip(ys.remainder())
+                    .map(|(x, y)| x * y)
+                    .sum();
+                for (xc, yc) in xs.zip(ys) {
+                    for j in 0..8 {
+                        lanes[j] += xc[j] * yc[j];
+                    }
+                }
+                lanes.iter().sum::<f64>() + tail
+            })
+            .collect::<Vec<f64>>()
+    })
+    .concat();
+    write_partials(a.slice_mut::<f64>(4)?, sums);
     Ok(())
 }
 

@@ -4,7 +4,12 @@
 //! spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
 //! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
-//! the cache levels, and t is the device-memory level.
+//! the cache levels, and t is the device-memory level. On a GPU the chase follows device
+//! addresses (`p = *p`, [`Chase::Addresses`]): following 32-bit indices (`j = next[j]`)
+//! puts a dependent multiply-add, index to address, of a few cycles before every load, which
+//! the first H100 calibration read as 39.6 cycles where address-chasing tools see about 34.
+//! A CPU's load scales an index in its addressing mode at no cost, so CPU devices chase
+//! indices.
 //!
 //! **T.** The same chase, but every step first stores to the node it stands on and then
 //! issues a device-wide memory fence (`__threadfence()` / `mem_fence`), so the store must be
@@ -16,7 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError, Measured};
-use crate::backend::{download_u32, upload_u32, Arg, Buffer, Launch};
+use crate::backend::{download_u32, upload_u32, Arg, Buffer, DeviceClass, Launch};
 use crate::fit::stats::Summary;
 
 /// Bytes between consecutive nodes of the ring: one GPU cache line.
@@ -81,8 +86,30 @@ pub fn chase_end_from(next: &[u32], start: u32, steps: u32) -> u32 {
     (0..steps).fold(start, |j, _| next[j as usize])
 }
 
+/// How the read-latency chase follows its ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chase {
+    /// `j = next[j]`, 32-bit word indices: CPU devices, and the write-latency chases.
+    Indices,
+    /// `p = *p`, device addresses, no arithmetic between the loads: GPUs.
+    Addresses,
+}
+
+impl Chase {
+    /// The read-latency chase for a device of `class`.
+    pub fn for_class(class: DeviceClass) -> Self {
+        if class == DeviceClass::Gpu {
+            Chase::Addresses
+        } else {
+            Chase::Indices
+        }
+    }
+}
+
 struct Ring {
     next: Buffer,
+    /// The ring as addresses ([`Chase::Addresses`]), built on the device from `next`.
+    links: Option<Buffer>,
     host: Vec<u32>,
     /// Word index of the node reached after k steps from node 0, for every k.
     order: Vec<u32>,
@@ -100,7 +127,7 @@ impl Ring {
     }
 }
 
-fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchError> {
+fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize, chase: Chase) -> Result<Ring, BenchError> {
     let nodes = (bytes / NODE_BYTES).max(2);
     let seed = 0x5eed_0000 + bytes as u64;
     ctx.seeds.insert(format!("ring_{bytes}"), seed);
@@ -111,8 +138,28 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchEr
         order.push(j);
         j = host[j as usize];
     }
+    let next = upload_u32(ctx.device, &host)?;
+    let links = match chase {
+        Chase::Indices => None,
+        Chase::Addresses => {
+            let links = ctx.device.alloc(host.len() * 4)?;
+            let group = ctx.group().max(1);
+            ctx.launch(
+                "chase_links",
+                &Launch::linear(nodes.div_ceil(group) * group, group),
+                &[
+                    Arg::Buf(&next),
+                    Arg::Buf(&links),
+                    Arg::U32(nodes as u32),
+                    Arg::U32(NODE_WORDS as u32),
+                ],
+            )?;
+            Some(links)
+        }
+    };
     Ok(Ring {
-        next: upload_u32(ctx.device, &host)?,
+        next,
+        links,
         out: upload_u32(ctx.device, &[0])?,
         host,
         order,
@@ -120,11 +167,15 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Ring, BenchEr
 }
 
 fn chase_time(ctx: &BenchContext<'_>, r: &Ring, start: u32, steps: u32) -> Result<f64, BenchError> {
+    let (kernel, ring) = match &r.links {
+        Some(links) => ("chase_ptr", links),
+        None => ("chase", &r.next),
+    };
     let t = ctx.launch(
-        "chase",
+        kernel,
         &Launch::single(),
         &[
-            Arg::Buf(&r.next),
+            Arg::Buf(ring),
             Arg::U32(steps),
             Arg::Buf(&r.out),
             Arg::U32(start),
@@ -149,12 +200,23 @@ pub fn chase_steps() -> u32 {
     1 << 15
 }
 
-/// Measure the latency of one working set.
+/// Measure the latency of one working set, chasing as the device's class asks
+/// ([`Chase::for_class`]).
 pub fn read_latency_at(
     ctx: &mut BenchContext<'_>,
     bytes: usize,
 ) -> Result<LatencyPoint, BenchError> {
-    let r = upload_ring(ctx, bytes)?;
+    let chase = Chase::for_class(ctx.device.info().class);
+    read_latency_with(ctx, bytes, chase)
+}
+
+/// Measure the latency of one working set with the given chase.
+pub fn read_latency_with(
+    ctx: &mut BenchContext<'_>,
+    bytes: usize,
+    chase: Chase,
+) -> Result<LatencyPoint, BenchError> {
+    let r = upload_ring(ctx, bytes, chase)?;
     let steps = chase_steps();
     verify_chase(ctx, &r, steps)?;
     let name = format!("read_latency_s/{bytes}");
@@ -253,7 +315,8 @@ pub fn memory_working_set(sizes: &[usize], l2_bytes: Option<u64>) -> Option<usiz
 /// Write latency at working set `bytes`: per-step time of the store-and-fence chase minus
 /// that of the plain chase, both measured in each sample.
 pub fn write_latency_at(ctx: &mut BenchContext<'_>, bytes: usize) -> Result<Measured, BenchError> {
-    let r = upload_ring(ctx, bytes)?;
+    // Both chases of T follow indices, so their difference is the store and fence alone.
+    let r = upload_ring(ctx, bytes, Chase::Indices)?;
     let sink = ctx.device.alloc(r.host.len() * 4)?;
     let steps = chase_steps();
     verify_chase_store(ctx, &r, &sink, steps)?;

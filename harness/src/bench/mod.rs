@@ -4,6 +4,7 @@
 //!
 //! Every benchmark checks its kernel's output against the host twin before believing a time.
 
+pub mod babelstream;
 pub mod bandwidth;
 pub mod gaps;
 pub mod kernels;
@@ -129,8 +130,23 @@ impl<'d> BenchContext<'d> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<(Seconds, Seconds), BenchError> {
+        self.launch_timed_both_in(&self.program, kernel, launch, args)
+    }
+
+    /// [`Self::launch_timed_both`] for a kernel of another `program` compiled for this
+    /// device (BabelStream's doubles).
+    pub fn launch_timed_both_in(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<(Seconds, Seconds), BenchError> {
+        if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(BenchError::Interrupted);
+        }
         let start = std::time::Instant::now();
-        let device = self.launch(kernel, launch, args)?;
+        let device = self.device.launch(program, kernel, launch, args)?;
         Ok((device, Seconds(start.elapsed().as_secs_f64())))
     }
 

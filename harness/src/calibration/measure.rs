@@ -10,13 +10,12 @@ use super::{
     FORMAT_VERSION,
 };
 use crate::backend::{Device, DeviceClass};
-use crate::bench::bandwidth::{
-    measure_babelstream, measure_bandwidth, sweep_sizes as bandwidth_sizes, StreamKernel,
-};
+use crate::bench::babelstream::measure_babelstream;
+use crate::bench::bandwidth::{measure_bandwidth, sweep_sizes as bandwidth_sizes, StreamKernel};
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
-    levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at,
+    levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
 };
 use crate::bench::ops::measure_ops;
 use crate::bench::transfer::{launch_overhead, transfers};
@@ -34,11 +33,14 @@ pub struct CalibrateOptions {
     pub interrupted: Arc<AtomicBool>,
 }
 
-/// The largest working set of the latency sweep: four times the last-level cache (64 MiB
-/// when its size is unknown), at least 64 MiB, at most 1 GiB and half the largest allocation.
+/// The largest working set of the latency sweep: four times the last-level cache rounded up
+/// to a power of two, so that the doubling sweeps reach it (64 MiB when its size is unknown),
+/// at least 64 MiB, at most 1 GiB and half the largest allocation.
 pub fn max_working_set(device: &dyn Device) -> usize {
     let info = device.info();
-    let want = info.l2_bytes.map_or(64 << 20, |l2| 4 * l2);
+    let want = info
+        .l2_bytes
+        .map_or(64 << 20, |l2| (4 * l2).next_power_of_two());
     want.clamp(64 << 20, 1 << 30)
         .min(info.max_alloc_bytes / 2)
         .max(1 << 20) as usize
@@ -115,9 +117,14 @@ pub fn calibrate(
             unit: Unit::Time.file_unit().into(),
             ci95: t_point.ci95_ns,
             method: format!(
-                "pointer chase, one executor, random ring of 128-byte nodes, working set {} bytes; \
-                 per-step time from (time(2s) - time(s)) / s; median and order-statistic 95 % CI",
-                memory_ws
+                "pointer chase, one executor, random ring of 128-byte nodes, working set {} bytes, \
+                 following {}; per-step time from (time(2s) - time(s)) / s; median and \
+                 order-statistic 95 % CI",
+                memory_ws,
+                match Chase::for_class(info.class) {
+                    Chase::Addresses => "device addresses",
+                    Chase::Indices => "32-bit indices",
+                }
             ),
         },
         write_latency: Estimate {

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::backend::DeviceInfo;
-use crate::bench::bandwidth::{BabelStream, BandwidthSweep};
+use crate::bench::babelstream::BabelStream;
+use crate::bench::bandwidth::BandwidthSweep;
 use crate::bench::gaps::GapFit;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;

@@ -185,9 +185,7 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .collect(),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
-            // Triad reads two arrays and writes one.
-            let bytes = 3.0 * b.elements as f64 * 4.0;
-            (triad.average_seconds > 0.0).then(|| bytes / triad.average_seconds)
+            (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
         }),
         transfers: calibration
             .transfers
@@ -275,7 +273,7 @@ mod tests {
         c.babelstream = None;
         assert_eq!(window_facts(&c).memory_floor, None);
         let kernel =
-            |name: &str, average_seconds: f64| crate::bench::bandwidth::BabelStreamKernel {
+            |name: &str, average_seconds: f64| crate::bench::babelstream::BabelStreamKernel {
                 name: name.into(),
                 mbytes_per_sec: 1.0,
                 min_seconds: average_seconds / 2.0,
@@ -283,8 +281,9 @@ mod tests {
                 average_seconds,
                 device_mbytes_per_sec: 1.0,
             };
-        c.babelstream = Some(crate::bench::bandwidth::BabelStream {
+        c.babelstream = Some(crate::bench::babelstream::BabelStream {
             elements: 1 << 25,
+            precision: crate::bench::babelstream::Precision::Float,
             iterations: 100,
             executors: 1 << 25,
             kernels: vec![kernel("Copy", 0.001), kernel("Triad", 0.0125)],
@@ -293,6 +292,15 @@ mod tests {
         // Three arrays of 2^25 floats (402,653,184 bytes) in 12.5 ms: 32.2 GB/s.
         let floor = window_facts(&c).memory_floor.expect("a floor");
         assert!((floor - 402_653_184.0 / 0.0125).abs() < 1.0, "{floor}");
+        // The same arrays in doubles move twice the bytes in the same time.
+        if let Some(bs) = c.babelstream.as_mut() {
+            bs.precision = crate::bench::babelstream::Precision::Double;
+        }
+        let floor = window_facts(&c).memory_floor.expect("a floor");
+        assert!(
+            (floor - 2.0 * 402_653_184.0 / 0.0125).abs() < 1.0,
+            "{floor}"
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 use harness::backend::{discover, select, DeviceList, DeviceSelector};
-use harness::bench::bandwidth::measure_babelstream;
+use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions, Precision};
 use harness::bench::{BenchContext, SamplingPlan};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
@@ -385,7 +385,11 @@ enum Command {
     /// runs and reports them (2^25 floats, 100 iterations, MB/s from the fastest), verified:
     /// the memory-level part of `calibrate`, alone, to put beside BabelStream's own build.
     ///
-    /// Example: harness babelstream --device opencl
+    /// The calibration runs floats (BabelStream's --float). BabelStream's own default is
+    /// doubles: --double runs those, which is what a GPU needs to keep enough bytes in flight.
+    ///
+    /// Examples: harness babelstream --device opencl;
+    /// harness babelstream --device cuda --double --arraysize 2^27
     Babelstream {
         /// Device: index, backend or part of a name (default: the best found).
         #[arg(long, short, value_name = "SEL")]
@@ -393,6 +397,13 @@ enum Command {
         /// 20 iterations instead of 100.
         #[arg(long)]
         quick: bool,
+        /// Doubles instead of floats (BabelStream's default precision; its --float is ours).
+        #[arg(long)]
+        double: bool,
+        /// Elements per array, as BabelStream's -s (2^k accepted); fewer where the three
+        /// arrays would take more than 3/16 of the device's memory.
+        #[arg(long, short = 's', value_name = "N", default_value = "2^25", value_parser = maxplus::parse_size)]
+        arraysize: usize,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -477,8 +488,20 @@ pub fn run() -> Result<()> {
         Command::Babelstream {
             device,
             quick,
+            double,
+            arraysize,
             json,
-        } => babelstream_command(device, quick, json),
+        } => {
+            let options = BabelStreamOptions {
+                precision: if double {
+                    Precision::Double
+                } else {
+                    Precision::Float
+                },
+                elements: arraysize,
+            };
+            babelstream_command(device, quick, &options, json)
+        }
         Command::Balance(args) => balance::balance_command(args),
         Command::ValidateSuite(args) => suite::suite_command(args),
         Command::Figures(args) => show::figures_command(args),
@@ -681,7 +704,12 @@ fn calibrate_command(
     Ok(())
 }
 
-fn babelstream_command(selector: Option<DeviceSelector>, quick: bool, json: bool) -> Result<()> {
+fn babelstream_command(
+    selector: Option<DeviceSelector>,
+    quick: bool,
+    options: &BabelStreamOptions,
+    json: bool,
+) -> Result<()> {
     let list = discover();
     let index = pick_device(&list, selector)?;
     let device = list.devices[index].as_ref();
@@ -697,7 +725,7 @@ fn babelstream_command(selector: Option<DeviceSelector>, quick: bool, json: bool
     };
     let mut ctx = BenchContext::new(device, plan, quick)?;
     ctx.interrupted = interrupt_flag();
-    let result = measure_babelstream(&mut ctx)?;
+    let result = measure_babelstream_with(&mut ctx, options)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

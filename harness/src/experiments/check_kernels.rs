@@ -92,6 +92,7 @@ impl KernelReport {
 pub fn builtin_programs() -> Vec<ProgramSource> {
     vec![
         crate::bench::kernels::program(),
+        crate::bench::kernels::fp64_program(),
         crate::workloads::stream::program(),
         crate::workloads::stencil::program(),
         crate::workloads::grid3d::program(),

@@ -85,22 +85,41 @@ pub fn largest_cache_bytes(calibration: &Calibration) -> u64 {
 /// size that is 4 more than a multiple of 8 ([`grid_size_off_powers_of_two`]), on 1-D arrays
 /// the next power of two.
 pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
+    smallest_size_where(workload, u64::MAX, |n| {
+        workload.bytes_needed(n) >= floor_bytes
+    })
+    .map_or(usize::MAX, |n| round_target(workload, n))
+}
+
+/// The smallest size from 16 up for which `ok` holds (`ok` must stay true above it), found by
+/// doubling and bisection; `None` where the working set passes `cap_bytes` first.
+fn smallest_size_where(
+    workload: &dyn Workload,
+    cap_bytes: u64,
+    ok: impl Fn(usize) -> bool,
+) -> Option<usize> {
     let (mut lo, mut hi) = (16usize, 32usize);
-    while workload.bytes_needed(hi) < floor_bytes {
+    while !ok(hi) {
         lo = hi;
-        hi = hi.saturating_mul(2);
-        if hi == usize::MAX {
-            return hi;
+        hi = hi.checked_mul(2)?;
+        if workload.bytes_needed(hi) > cap_bytes {
+            return None;
         }
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if workload.bytes_needed(mid) >= floor_bytes {
+        if ok(mid) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
+    Some(hi)
+}
+
+/// A target at or just above `hi`: on grids a size 4 more than a multiple of 8, on 1-D arrays
+/// the next power of two.
+fn round_target(workload: &dyn Workload, hi: usize) -> usize {
     let grows = workload.bytes_needed(2 * hi) as f64 / workload.bytes_needed(hi).max(1) as f64;
     if grows < 2.5 {
         return hi.next_power_of_two();
@@ -109,7 +128,33 @@ pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
     grid_size_off_powers_of_two(size)
 }
 
-/// The case for `workload`: its target above the largest cache, its small sizes below.
+/// `target`, or a larger one whose smallest small size (target / 8) launches at least
+/// `executors` work items, where its working set stays within `cap_bytes`. On a GPU a
+/// target just past the L2 leaves its small sizes far short of the device's executors (on the
+/// H100, 270,336, against 205,209 cells of jacobi2d's smallest grid, 453²), and the window
+/// rules then refuse every one of them; a CPU's few executors are filled at any size.
+pub fn saturating_target(
+    workload: &dyn Workload,
+    executors: f64,
+    cap_bytes: u64,
+    target: usize,
+) -> usize {
+    let saturated = |n: usize| {
+        workload
+            .parallelism(n / 8)
+            .is_none_or(|items| items as f64 >= executors)
+    };
+    if saturated(target) {
+        return target;
+    }
+    smallest_size_where(workload, cap_bytes, saturated)
+        .map(|n| round_target(workload, n.max(target)))
+        .filter(|&n| workload.bytes_needed(n) <= cap_bytes && saturated(n))
+        .unwrap_or(target)
+}
+
+/// The case for `workload`: its target above the largest cache (and, on a device with many
+/// executors, large enough that its small sizes fill it), its small sizes below.
 pub fn plan_case(
     name: &str,
     layout: Option<String>,
@@ -118,7 +163,12 @@ pub fn plan_case(
     facts: &DeviceFacts,
 ) -> Result<SuiteCase, WorkloadError> {
     let floor = largest_cache_bytes(calibration).max(1 << 20) * MEMORY_MARGIN;
-    let target = target_size(workload, floor);
+    let target = saturating_target(
+        workload,
+        facts.executors,
+        calibration.device.memory_bytes / 4,
+        target_size(workload, floor),
+    );
     let (small, notes) = auto_small_sizes(workload, facts, target, SMALL_SIZES)?;
     Ok(SuiteCase {
         workload: name.to_string(),
@@ -512,5 +562,41 @@ mod tests {
             // Not far above the floor.
             assert!(w.bytes_needed(n) < floor + floor / 3, "{name}: {n}");
         }
+    }
+
+    #[test]
+    fn on_a_gpu_the_target_grows_until_its_small_sizes_fill_the_device() {
+        let h100 = 270_336.0;
+        let memory = 80u64 << 30;
+        let jacobi = lookup("jacobi2d", None).expect("jacobi2d");
+        // Just past twice a 50 MiB L2: 3628, whose smallest small size (453) has 205,209 cells.
+        let past_l2 = target_size(jacobi.as_ref(), 100 << 20);
+        assert_eq!(past_l2, 3628);
+        let n = saturating_target(jacobi.as_ref(), h100, memory / 4, past_l2);
+        let smallest = jacobi.parallelism(n / 8).expect("jacobi2d knows its cells") as f64;
+        assert!(smallest >= h100, "{n}: {smallest}");
+        assert!(n % 8 == 4 && n > past_l2, "{n}");
+        // Not far above what saturation needs: 10 % more than the smallest such target.
+        let just = jacobi.parallelism((n - 8) / 8).expect("cells") as f64;
+        assert!(just < h100 * 1.1, "{n}: {just}");
+        // Two CPU executors are filled already; a cap too small keeps the target.
+        assert_eq!(
+            saturating_target(jacobi.as_ref(), 2.0, memory / 4, past_l2),
+            past_l2
+        );
+        assert_eq!(
+            saturating_target(jacobi.as_ref(), h100, 1 << 20, past_l2),
+            past_l2
+        );
+        // A 3-D grid whose launches hold one line per cell of a plane cannot be filled within
+        // the cap by growing N: its target stays.
+        let adi = lookup("adi", None).expect("adi");
+        let t = target_size(adi.as_ref(), 100 << 20);
+        let grown = saturating_target(adi.as_ref(), h100, memory / 4, t);
+        assert!(adi.bytes_needed(grown) <= memory / 4);
+        assert!(
+            grown == t || adi.parallelism(grown / 8).is_some_and(|i| i as f64 >= h100),
+            "{t} -> {grown}"
+        );
     }
 }

@@ -430,6 +430,19 @@ mod tests {
     }
 
     #[test]
+    fn an_unbounded_interval_runs_to_the_edge_of_the_panel() {
+        // A bandwidth interval whose upper end is infinite (the first H100 calibration's):
+        // the figure is drawn over the finite values (it used to draw forever).
+        let mut figure = sample();
+        figure.main.series[0] =
+            figure.main.series[0]
+                .clone()
+                .with_intervals(vec![(1e3, 0.9e-5, f64::INFINITY)]);
+        let svg = render_svg(&Drawing::Plot(figure), Path::new("unbounded")).unwrap();
+        assert!(svg.contains("<svg") && !svg.contains("inf") && !svg.contains("NaN"));
+    }
+
+    #[test]
     fn writes_svg_png_and_csv() {
         let dir = tempfile::tempdir().unwrap();
         let paths = save_figure(&sample(), &dir.path().join("fig")).unwrap();

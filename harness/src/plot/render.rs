@@ -491,18 +491,22 @@ fn draw_panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
+    // The axes span the finite values only: an unbounded interval end (a bandwidth whose time
+    // interval reached zero) runs to the edge of the panel instead of stretching it forever.
     let xs = panel
         .series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0));
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|v| v.is_finite());
     let ys = panel.series.iter().flat_map(|s| {
         s.points
             .iter()
             .map(|p| p.1)
             .chain(s.intervals.iter().flat_map(|i| [i.1, i.2]))
-            .filter(|v| !panel.log_y || *v > 0.0)
+            .filter(|v| v.is_finite() && (!panel.log_y || *v > 0.0))
     });
     let (xr, yr) = (range(xs, panel.log_x), range(ys, panel.log_y));
+    let y_range = yr.clone();
     let (width, height) = area.dim_in_pixel();
     let (x_ticks, y_ticks) = (
         tick_count(
@@ -574,10 +578,11 @@ where
             .filter(|i| !log_y || (i.1 > 0.0 && i.2 > 0.0))
             .map(|&(x, lo, hi)| {
                 let x = to_axis(x, log_x);
-                PathElement::new(
-                    vec![(x, to_axis(lo, log_y)), (x, to_axis(hi, log_y))],
-                    color.stroke_width(scale.upx(1.5)),
-                )
+                let (lo, hi) = (
+                    to_axis(lo, log_y).max(y_range.start),
+                    to_axis(hi, log_y).min(y_range.end),
+                );
+                PathElement::new(vec![(x, lo), (x, hi)], color.stroke_width(scale.upx(1.5)))
             });
         chart.draw_series(bars).map_err(|e| e.to_string())?;
         if marked(s.mark, s.points.len()) {

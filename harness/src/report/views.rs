@@ -190,10 +190,13 @@ fn bandwidth_tables(c: &Calibration) -> String {
 }
 
 /// BabelStream's five kernels, as BabelStream prints them, the device-timed rate beside.
-pub fn babelstream_table(bs: &crate::bench::bandwidth::BabelStream) -> String {
+pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String {
     let mut out = format!(
-        "BabelStream's kernels: {} floats per array, {} iterations, verified (max rel. error {:.1e}); host wall time per launch, as BabelStream times\n",
-        bs.elements, bs.iterations, bs.max_rel_error
+        "BabelStream's kernels: {} {} per array, {} iterations, verified (max rel. error {:.1e}); host wall time per launch, as BabelStream times\n",
+        bs.elements,
+        bs.precision.plural(),
+        bs.iterations,
+        bs.max_rel_error
     );
     let mut t = Table::new([
         "Function",
