@@ -557,7 +557,7 @@ fn a_kernel_dir_that_is_missing_or_unreadable_is_refused_and_one_in_use_is_said(
     let stderr = String::from_utf8_lossy(&used.stderr);
     assert!(
         stderr.contains(
-            "from there stream.kern; built in (no copy there) microbench.kern, stencil.kern"
+            "from there stream.kern; built in (no copy there) microbench.kern, babelstream_fp64.kern, stencil.kern"
         ),
         "{stderr}"
     );

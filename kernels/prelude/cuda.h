@@ -27,7 +27,7 @@ typedef unsigned long long ulong;
  * generic `ld`, and a const restrict one through the read-only path). The read-latency chase
  * on a GPU is a chain of these. */
 #define GLOBAL_ADDRESS(p) ((ulong)__cvta_generic_to_global(p))
-static __device__ __forceinline__ ulong load_global_address(ulong a) {
+__device__ __forceinline__ ulong load_global_address(ulong a) {
     ulong v;
     asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
     return v;
