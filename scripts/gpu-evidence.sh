@@ -15,6 +15,16 @@
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
 # else 0: a failed step is recorded in the summary, not fatal.
+#
+# How the first H100 run was made (results/h100-2026-11-26), on a lent machine that takes a
+# working tree of at most 64 MiB and brings back at most 8 files: plots/, results/ and reports/
+# were taken out of the git index for the call (`git rm -r --cached -q plots results reports`,
+# the three folders listed in .git/info/exclude; `git reset -q` afterwards), the binary was
+# carried, and the command was
+#   export PATH=/usr/local/cuda/bin:$PATH; E=/tmp/ev; mkdir -p $E
+#   HARNESS_BIN=./target/release/harness scripts/gpu-evidence.sh --device cuda --budget 470 \
+#     --out $E > $E/script.log 2>&1; tar czf $OUT/ev.tgz -C $E .
+# with a time limit 70 s above the budget.
 set -uo pipefail
 DEVICE=cuda
 BUDGET=540
@@ -24,7 +34,7 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
