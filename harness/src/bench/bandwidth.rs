@@ -18,7 +18,6 @@
 //! so that drift of a shared machine reaches every point and its interval. The bandwidth is
 //! the bytes moved over the median. Each kernel's output is checked against the
 //! host after its measurement. The points are then grouped by the latency sweep's levels.
-
 //!
 //! BabelStream's five kernels at the memory level are in [`super::babelstream`].
 
@@ -189,7 +188,7 @@ const MIN_SECONDS_PER_SAMPLE: f64 = 500e-6;
 /// overstates it and so errs towards fewer passes); k is enough passes to move
 /// [`MIN_BYTES_PER_SAMPLE`] and to run [`MIN_SECONDS_PER_SAMPLE`]. Moving 8 MiB takes a
 /// microsecond from an H100's L2, which made the 2k − k difference mostly jitter there
-/// (52 TB/s read from an 8 MiB working set in the first H100 calibration).
+/// (52 TB/s copy at an 8 MiB working set in the first H100 calibration).
 fn passes_for_probe(bytes_per_pass: usize, one: f64, two: f64) -> u32 {
     let pass = if two > one { two - one } else { one };
     let by_time = if pass > 0.0 && pass.is_finite() {

@@ -4,12 +4,13 @@
 //! spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
 //! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
-//! the cache levels, and t is the device-memory level. On a GPU the chase follows device
+//! the cache levels, and t is the device-memory level. On CUDA the chase follows device
 //! addresses (`p = *p`, [`Chase::Addresses`]): following 32-bit indices (`j = next[j]`)
 //! puts a dependent multiply-add, index to address, of a few cycles before every load, which
 //! the first H100 calibration read as 39.6 cycles where address-chasing tools see about 34.
 //! A CPU's load scales an index in its addressing mode at no cost, so CPU devices chase
-//! indices.
+//! indices, and so do OpenCL GPUs: OpenCL 1.2 does not promise that a buffer keeps its device
+//! address from one launch to the next (shared virtual memory came with 2.0).
 //!
 //! **T.** The same chase, but every step first stores to the node it stands on and then
 //! issues a device-wide memory fence (`__threadfence()` / `mem_fence`), so the store must be
@@ -21,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{verify, BenchContext, BenchError, Measured};
-use crate::backend::{download_u32, upload_u32, Arg, Buffer, DeviceClass, Launch};
+use crate::backend::{download_u32, upload_u32, Arg, BackendKind, Buffer, DeviceInfo, Launch};
 use crate::fit::stats::Summary;
 
 /// Bytes between consecutive nodes of the ring: one GPU cache line.
@@ -89,16 +90,17 @@ pub fn chase_end_from(next: &[u32], start: u32, steps: u32) -> u32 {
 /// How the read-latency chase follows its ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chase {
-    /// `j = next[j]`, 32-bit word indices: CPU devices, and the write-latency chases.
+    /// `j = next[j]`, 32-bit word indices: CPU and OpenCL devices, and the write-latency
+    /// chases.
     Indices,
-    /// `p = *p`, device addresses, no arithmetic between the loads: GPUs.
+    /// `p = *p`, device addresses, no arithmetic between the loads: CUDA devices.
     Addresses,
 }
 
 impl Chase {
-    /// The read-latency chase for a device of `class`.
-    pub fn for_class(class: DeviceClass) -> Self {
-        if class == DeviceClass::Gpu {
+    /// The read-latency chase for `device`: addresses on CUDA, indices elsewhere.
+    pub fn for_device(device: &DeviceInfo) -> Self {
+        if device.backend == BackendKind::Cuda {
             Chase::Addresses
         } else {
             Chase::Indices
@@ -200,13 +202,13 @@ pub fn chase_steps() -> u32 {
     1 << 15
 }
 
-/// Measure the latency of one working set, chasing as the device's class asks
-/// ([`Chase::for_class`]).
+/// Measure the latency of one working set, chasing as the device asks
+/// ([`Chase::for_device`]).
 pub fn read_latency_at(
     ctx: &mut BenchContext<'_>,
     bytes: usize,
 ) -> Result<LatencyPoint, BenchError> {
-    let chase = Chase::for_class(ctx.device.info().class);
+    let chase = Chase::for_device(ctx.device.info());
     read_latency_with(ctx, bytes, chase)
 }
 

@@ -121,7 +121,7 @@ pub fn calibrate(
                  following {}; per-step time from (time(2s) - time(s)) / s; median and \
                  order-statistic 95 % CI",
                 memory_ws,
-                match Chase::for_class(info.class) {
+                match Chase::for_device(info) {
                     Chase::Addresses => "device addresses",
                     Chase::Indices => "32-bit indices",
                 }
