@@ -4,31 +4,45 @@
 //! plain zip the compiler vectorizes (an indexed loop checks every bound, does not vectorize
 //! and streams at half the rate).
 
+use std::ops::{Add, Mul};
+
 use super::host_pool::{for_each_mut, LINE_F32};
 
 /// Elements the streaming reductions sum per partial (eight lanes each), and the unit the
 /// sweep's partial sums are counted in.
 pub const STREAM_CHUNK: usize = 1 << 14;
 
-/// a = b + q·c: the twin of every triad (the bandwidth sweep's, BabelStream's, STREAM's).
-pub fn triad_into(a: &mut [f32], b: &[f32], c: &[f32], q: f32) {
-    for_each_mut(a, LINE_F32, |at, a| {
+/// Elements of `T` per 64-byte cache line: the blocks the host pool hands out.
+fn line<T>() -> usize {
+    (LINE_F32 * 4 / std::mem::size_of::<T>()).max(1)
+}
+
+/// a = b + q·c: the twin of every triad (the bandwidth sweep's, BabelStream's in floats and
+/// doubles, STREAM's).
+pub fn triad_into<T>(a: &mut [T], b: &[T], c: &[T], q: T)
+where
+    T: Copy + Send + Sync + Add<Output = T> + Mul<Output = T>,
+{
+    for_each_mut(a, line::<T>(), |at, a| {
         let (b, c) = (&b[at..at + a.len()], &c[at..at + a.len()]);
         a.iter_mut()
             .zip(b)
             .zip(c)
-            .for_each(|((a, b), c)| *a = b + q * c)
+            .for_each(|((a, &b), &c)| *a = b + q * c)
     });
 }
 
-/// c = a + b: the twin of BabelStream's add and of STREAM's vadd.
-pub fn add_into(c: &mut [f32], a: &[f32], b: &[f32]) {
-    for_each_mut(c, LINE_F32, |at, c| {
+/// c = a + b: the twin of BabelStream's add (floats and doubles) and of STREAM's vadd.
+pub fn add_into<T>(c: &mut [T], a: &[T], b: &[T])
+where
+    T: Copy + Send + Sync + Add<Output = T>,
+{
+    for_each_mut(c, line::<T>(), |at, c| {
         let (a, b) = (&a[at..at + c.len()], &b[at..at + c.len()]);
         c.iter_mut()
             .zip(a)
             .zip(b)
-            .for_each(|((c, a), b)| *c = a + b)
+            .for_each(|((c, &a), &b)| *c = a + b)
     });
 }
 

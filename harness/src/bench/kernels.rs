@@ -514,26 +514,14 @@ fn host_bs64_mul(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
 fn host_bs64_add(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let n = babelstream_elements(launch);
     let (x, y) = (a.first::<f64>(0, n)?, a.first::<f64>(1, n)?);
-    for_each_mut(a.first_mut::<f64>(2, n)?, LINE_F64, |at, c| {
-        let (x, y) = (&x[at..at + c.len()], &y[at..at + c.len()]);
-        c.iter_mut()
-            .zip(x)
-            .zip(y)
-            .for_each(|((c, x), y)| *c = x + y)
-    });
+    add_into(a.first_mut::<f64>(2, n)?, x, y);
     Ok(())
 }
 
 fn host_bs64_triad(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
     let (s, n) = (a.f64(3)?, babelstream_elements(launch));
     let (b, c) = (a.first::<f64>(1, n)?, a.first::<f64>(2, n)?);
-    for_each_mut(a.first_mut::<f64>(0, n)?, LINE_F64, |at, x| {
-        let (b, c) = (&b[at..at + x.len()], &c[at..at + x.len()]);
-        x.iter_mut()
-            .zip(b)
-            .zip(c)
-            .for_each(|((x, b), c)| *x = b + s * c)
-    });
+    triad_into(a.first_mut::<f64>(0, n)?, b, c, s);
     Ok(())
 }
 
