@@ -6,7 +6,10 @@
 # Debian's opencl-clhpp-headers) and ocl-icd-opencl-dev
 # (apt-get install opencl-clhpp-headers ocl-icd-opencl-dev g++).
 #
-# usage: scripts/babelstream-build.sh [SOURCE] [OUT_DIR]
+# With --cuda it builds BabelStream's CUDA version instead (cuda-stream), with nvcc for the GPU
+# at hand (-arch=native), the way its CMake model does (grid-stride kernels, unroll 4, NVML).
+#
+# usage: scripts/babelstream-build.sh [--cuda] [SOURCE] [OUT_DIR]
 #   SOURCE   a BabelStream checkout or bare clone (default: clone the pinned commit below
 #            into OUT_DIR/src; needs the network)
 #   OUT_DIR  where ocl-stream and omp-stream go (default: target/babelstream)
@@ -14,6 +17,8 @@
 #          OMP_NUM_THREADS=2 scripts/babelstream-compare.sh target/babelstream/omp-stream host 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
+CUDA=0
+if [ "${1:-}" = --cuda ]; then CUDA=1; shift; fi
 
 REPO=https://github.com/UoB-HPC/BabelStream
 COMMIT=57637d5  # the version the README's comparison was measured with
@@ -36,10 +41,23 @@ if [ ! -f "$SRC/src/main.cpp" ] && git --git-dir="$SRC" rev-parse --verify -q "$
 fi
 [ -f "$SRC/src/main.cpp" ] || { echo "error: $SRC is not a BabelStream checkout (no src/main.cpp)" >&2; exit 2; }
 command -v g++ >/dev/null || { echo "error: g++ not found (apt-get install g++)" >&2; exit 2; }
+S=$SRC/src
+
+if [ "$CUDA" = 1 ]; then
+  command -v nvcc >/dev/null || { echo "error: nvcc not found: --cuda needs the CUDA toolkit" >&2; exit 2; }
+  # libnvidia-ml comes with the driver; the toolkit's stub stands in at link time where the
+  # driver's library has no unversioned name.
+  STUBS="$(dirname "$(command -v nvcc)")/../lib64/stubs"
+  nvcc -O3 -std=c++17 -arch=native --extended-lambda -DCUDA -DDEFAULT -DGRID_STRIDE \
+    -DUNROLL_FACTOR=4 -I"$S" -I"$S/cuda" "$S/main.cpp" "$S/cuda/CUDAStream.cu" \
+    -L"$STUBS" -lnvidia-ml -o "$OUT/cuda-stream.tmp"
+  mv "$OUT/cuda-stream.tmp" "$OUT/cuda-stream"
+  echo "built $OUT/cuda-stream from $SRC ($(nvcc --version | tail -1))"
+  exit 0
+fi
 
 # The OpenCL C++ bindings: the copy a checkout carries in src/ocl/CL/ where it has one
 # (found first, next to OCLStream.h), else Debian's /usr/include/CL/cl2.hpp.
-S=$SRC/src
 if [ ! -f "$S/ocl/CL/cl2.hpp" ] && [ ! -f /usr/include/CL/cl2.hpp ]; then
   echo "error: no OpenCL C++ headers (apt-get install opencl-clhpp-headers)" >&2; exit 2
 fi

@@ -10,7 +10,8 @@
 #             running step at the budget; the steps not run are listed as skipped
 #   --out     the folder for everything (default $OUT or ./gpu-evidence)
 # Environment: HARNESS_BIN (default ./target/release/harness), HARNESS_CUBIN_DIR (CUBINs for a
-# machine without NVRTC; default ./gpu-cubins when that folder exists).
+# machine without NVRTC; default ./gpu-cubins when that folder exists), BABELSTREAM_SRC (a
+# BabelStream source tree: with nvcc at hand, BabelStream's CUDA build runs beside ours).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,9 +71,9 @@ if [ "$DEVICE" = cuda ]; then
   fi
 fi
 
-# One step: run it with what is left of the budget, or record it as skipped. A step that
-# needs the calibration (NEEDS_CAL=1) is recorded as such when the calibration failed.
-step() {
+# One step: run a command with what is left of the budget, or record it as skipped. A step
+# that needs the calibration (NEEDS_CAL=1) is recorded as such when the calibration failed.
+run_step() {
   local name=$1; shift
   local left=$(( BUDGET - ($(date +%s) - START) ))
   if [ "$left" -le 0 ]; then
@@ -84,10 +85,15 @@ step() {
     return
   fi
   local t0; t0=$(date +%s%N)
-  timeout --signal=INT --kill-after=10 "$left" "$BIN" "$@" > "$OUTDIR/$name.txt" 2>&1
+  timeout --signal=INT --kill-after=10 "$left" "$@" > "$OUTDIR/$name.txt" 2>&1
   local status=$?
   [ "$status" = 124 ] && status="budget"
   printf '%s\t%s\t%s\n' "$name" "$status" "$(( ($(date +%s%N) - t0) / 1000000 ))" >> "$SUMMARY"
+}
+# One step of the harness itself.
+step() {
+  local name=$1; shift
+  run_step "$name" "$BIN" "$@"
 }
 
 # The short steps first and the long ones last, so that a tight budget cuts those alone.
@@ -98,6 +104,20 @@ CAL="$OUTDIR/calibration.json"
 BS_SIZE=2^25
 [ "$DEVICE" = cuda ] && BS_SIZE=2^27
 step check-kernels check-kernels --no-opencl
+# BabelStream itself beside ours, on the same card: where BABELSTREAM_SRC names a BabelStream
+# source tree (scripts/babelstream-build.sh pins the commit) and nvcc is at hand, its CUDA
+# version is built here and run in the configuration of its own published figures (doubles,
+# 2^27 elements, 100 times), so the reference is measured, not quoted.
+if [ "$DEVICE" = cuda ] && [ -n "${BABELSTREAM_SRC:-}" ]; then
+  if command -v nvcc >/dev/null && [ -f "$BABELSTREAM_SRC/src/main.cpp" ]; then
+    run_step babelstream-reference-build scripts/babelstream-build.sh --cuda "$BABELSTREAM_SRC" "$OUTDIR/babelstream-cuda"
+    if [ -x "$OUTDIR/babelstream-cuda/cuda-stream" ]; then
+      run_step babelstream-reference "$OUTDIR/babelstream-cuda/cuda-stream" --arraysize 134217728
+    fi
+  else
+    printf 'babelstream-reference\tno nvcc or no %s/src/main.cpp\t0\n' "$BABELSTREAM_SRC" >> "$SUMMARY"
+  fi
+fi
 step babelstream babelstream --device "$DEVICE"
 step babelstream-fp64 babelstream --device "$DEVICE" --double --arraysize "$BS_SIZE"
 step calibrate-quick calibrate --device "$DEVICE" --quick -o "$OUTDIR/calibration-quick.json"
