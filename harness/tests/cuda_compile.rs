@@ -117,6 +117,28 @@ fn the_read_latency_chase_uses_the_ordinary_global_load() {
     no_nvrtc,
     ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
 )]
+fn the_bandwidth_sweep_loads_through_the_l2_alone() {
+    let dir = check_kernels_into("--ptx-dir");
+    let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
+    for entry in [".entry bw_read(", ".entry bw_copy(", ".entry bw_triad("] {
+        let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
+        let body = &ptx[start..];
+        let body = &body[..body.find("\n}").unwrap()];
+        assert!(body.contains("ld.global.cg.f32"), "{entry}: {body}");
+        for cached in ["ld.global.f32", "ld.global.nc.f32"] {
+            assert!(
+                !body.contains(cached),
+                "{entry} has a load that may hit the L1"
+            );
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
 fn a_nul_byte_or_a_syntax_error_is_a_clear_error() {
     use harness::backend::nvrtc::compile;
     let e = compile(

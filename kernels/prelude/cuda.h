@@ -33,3 +33,8 @@ __device__ __forceinline__ ulong load_global_address(ulong a) {
     return v;
 }
 #define LOAD_GLOBAL_ADDRESS(a) load_global_address(a)
+/* One float of a streaming kernel, loaded through the L2 alone (`ld.global.cg`): a kernel
+ * launched again cannot count on finding its data in the L1 of the multiprocessor its block
+ * lands on, so the bandwidth sweep must not either (passes after the first would otherwise
+ * read each multiprocessor's share from its L1, up to about 25 MiB of working set on an H100). */
+#define LOAD_VIA_L2(p) __ldcg(p)

@@ -27,3 +27,5 @@
  * prelude/cuda.h). */
 #define GLOBAL_ADDRESS(p) ((ulong)(p))
 #define LOAD_GLOBAL_ADDRESS(a) (*(__global ulong*)(a))
+/* A streaming kernel's load (prelude/cuda.h reads it through the L2 alone); a plain load here. */
+#define LOAD_VIA_L2(p) (*(p))
