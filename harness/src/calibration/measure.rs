@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{
     CalibratedParameters, Calibration, Estimate, Executors, Provenance, ReadLatency, ReportedCache,
-    FORMAT_VERSION,
+    StageTime, FORMAT_VERSION,
 };
 use crate::backend::{Device, DeviceClass};
 use crate::bench::babelstream::measure_babelstream;
@@ -68,12 +68,15 @@ pub fn calibrate(
             .expect("the template is valid"),
         );
     }
+    let mut stages = StageClock::start();
     let clock_at_start = device.running_clock_mhz()?;
     let overhead = launch_overhead(&mut ctx)?;
+    stages.lap("launch overhead");
     let mut sweep = Vec::with_capacity(sizes.len());
     for &bytes in &sizes {
         sweep.push(read_latency_at(&mut ctx, bytes)?);
     }
+    stages.lap("read latency sweep");
     let clock_at_end = device.running_clock_mhz()?;
     let info = device.info();
     let (clock, clock_source) = clock_reading(clock_at_start, clock_at_end, info.clock_mhz);
@@ -84,21 +87,27 @@ pub fn calibrate(
         .cloned()
         .unwrap_or_else(|| sweep[sweep.len() - 1].clone());
     let write = write_latency_at(&mut ctx, memory_ws)?;
+    stages.lap("write latency");
     let mut gaps = Vec::new();
     for pattern in Pattern::ALL {
         for direction in [Direction::Read, Direction::Write] {
             gaps.push(measure_gap(&mut ctx, pattern, direction)?);
         }
     }
+    stages.lap("serialization sweeps");
     let ops = measure_ops(&mut ctx)?;
+    stages.lap("operations");
     let transfer_fits = transfers(&mut ctx)?;
+    stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
     let bandwidth = measure_bandwidth(
         &mut ctx,
         &bandwidth_sizes(max_working_set(device)),
         &latency_levels,
     )?;
+    stages.lap("bandwidth sweep");
     let babelstream = measure_babelstream(&mut ctx)?;
+    stages.lap("BabelStream");
     ctx.progress.finish_and_clear();
 
     let coalesced = |d: Direction| {
@@ -158,6 +167,7 @@ pub fn calibrate(
             date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             quick: options.quick,
             worker_threads: crate::backend::pinning::pinning().cloned(),
+            stage_seconds: stages.laps,
         },
         parameters,
         read_latency: ReadLatency {
@@ -179,6 +189,32 @@ pub fn calibrate(
         seeds: ctx.seeds,
         samples: ctx.samples,
     })
+}
+
+/// Wall time per stage of a calibration, so that a slow one shows where its time went.
+struct StageClock {
+    laps: Vec<StageTime>,
+    since: std::time::Instant,
+}
+
+impl StageClock {
+    /// A clock whose first stage starts now.
+    fn start() -> Self {
+        StageClock {
+            laps: Vec::new(),
+            since: std::time::Instant::now(),
+        }
+    }
+
+    /// Close the stage that ran since the last lap (or since the clock started).
+    fn lap(&mut self, stage: &str) {
+        let now = std::time::Instant::now();
+        self.laps.push(StageTime {
+            stage: stage.into(),
+            seconds: (now - self.since).as_secs_f64(),
+        });
+        self.since = now;
+    }
 }
 
 /// The clock for cycle conversions: the mean of the readings taken on the device during the

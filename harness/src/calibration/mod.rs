@@ -121,6 +121,19 @@ pub struct Provenance {
     /// files from before 2026-11-25, when neither was pinned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_threads: Option<crate::backend::pinning::Pinning>,
+    /// Wall time of each stage, in the order they ran (empty in files from before
+    /// 2026-11-26).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stage_seconds: Vec<StageTime>,
+}
+
+/// The wall time of one stage of a calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    /// What ran (`read latency sweep`, `bandwidth sweep`, …).
+    pub stage: String,
+    /// Seconds it took.
+    pub seconds: f64,
 }
 
 /// Read latency: the sweep and its levels.

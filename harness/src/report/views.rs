@@ -186,6 +186,15 @@ fn bandwidth_tables(c: &Calibration) -> String {
             caches.join(", ")
         ));
     }
+    let stages = &c.provenance.stage_seconds;
+    if !stages.is_empty() {
+        let laps: Vec<String> = stages
+            .iter()
+            .map(|s| format!("{} {:.1} s", s.stage, s.seconds))
+            .collect();
+        let total: f64 = stages.iter().map(|s| s.seconds).sum();
+        out.push_str(&format!("wall time {total:.1} s: {}\n", laps.join(", ")));
+    }
     out
 }
 
