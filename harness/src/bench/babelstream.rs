@@ -7,8 +7,8 @@
 //! them (one element per executor and, as in BabelStream, no bounds check: the arrays hold a
 //! whole number of work-groups; dot with partial sums of 256 products each), in
 //! BabelStream's order for 100 iterations (20 with `--quick`; the same quantities, fewer
-//! samples), timed as BabelStream times them (host wall clock from launch to completion, the
-//! device's timer beside it) and reported as it reports them: MB/s (10^6 bytes) from the
+//! samples), timed as BabelStream times them (host wall clock from launch to completion; the
+//! device's timer beside it, from a second launch of the same kernel) and reported as it reports them: MB/s (10^6 bytes) from the
 //! fastest iteration, with the slowest and the mean; BabelStream leaves the first iteration
 //! out. The arrays are then checked against the same recurrence on the host, as BabelStream
 //! does.
