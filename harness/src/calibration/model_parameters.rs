@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use super::Calibration;
 use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, LevelBandwidth, StreamKernel};
+use crate::bench::gaps::Direction;
+use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
 use crate::fit::window::DeviceFacts;
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
@@ -183,6 +185,18 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .flat_map(|c| &c.points)
             .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
             .collect(),
+        lines: calibration
+            .gaps
+            .iter()
+            .filter(|g| g.pattern == Pattern::Strided && g.direction == Direction::Read)
+            .flat_map(|g| &g.sweep)
+            .filter(|p| p.time_ns > 0.0)
+            .map(|p| {
+                let n = p.executors as f64;
+                let working_set = p.executors * u64::from(STRIDE_ELEMENTS) * 4;
+                (working_set, 64.0 * n / (p.time_ns * 1e-9))
+            })
+            .collect(),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
@@ -265,6 +279,24 @@ mod tests {
             last_cache.latency_ns * 1e-9
         );
         assert_eq!(inputs.launch_seconds.0, c.launch_overhead.device_ns * 1e-9);
+    }
+
+    #[test]
+    fn the_line_rate_is_64_bytes_per_strided_read() {
+        let c = test_fixture();
+        let strided = c
+            .gaps
+            .iter()
+            .find(|g| g.pattern == Pattern::Strided && g.direction == Direction::Read)
+            .expect("the fixture has a strided read sweep");
+        let lines = window_facts(&c).lines;
+        assert_eq!(lines.len(), strided.sweep.len());
+        for (p, (working_set, rate)) in strided.sweep.iter().zip(lines) {
+            // One 4-byte read per executor, each in its own line STRIDE_ELEMENTS floats on.
+            assert_eq!(working_set, p.executors * u64::from(STRIDE_ELEMENTS) * 4);
+            let want = 64.0 * p.executors as f64 / (p.time_ns * 1e-9);
+            assert!((rate / want - 1.0).abs() < 1e-12, "{rate} {want}");
+        }
     }
 
     #[test]

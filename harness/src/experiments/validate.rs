@@ -425,6 +425,7 @@ pub fn calibrated_forecast(
         }
     }
     let target_rate = device.streaming_rate(target_bytes);
+    let target_line_rate = device.line_rate(target_bytes);
     let level_moves: Vec<LevelMove> = choice
         .accepted
         .iter()
@@ -449,11 +450,23 @@ pub fn calibrated_forecast(
                     Some((ph.name.clone(), there / here))
                 })
                 .collect();
+            // The phases the workload declares strided move by the line rate.
+            let line_moves = target_line_rate
+                .zip(device.line_rate(working_set))
+                .map(|(t, r)| {
+                    workload
+                        .strided_phases()
+                        .iter()
+                        .map(|name| (name.to_string(), r, r / t))
+                        .collect()
+                })
+                .unwrap_or_default();
             LevelMove {
                 size,
                 rate,
                 factor,
                 transfer_factors,
+                line_moves,
             }
         })
         .collect();
@@ -692,6 +705,7 @@ mod tests {
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             memory_floor: None,
+            lines: Vec::new(),
             transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
@@ -733,6 +747,7 @@ mod tests {
             levels: vec![("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             memory_floor: None,
+            lines: Vec::new(),
             transfers: Vec::new(),
         };
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
@@ -789,6 +804,7 @@ mod tests {
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
             streaming: Vec::new(),
             memory_floor: None,
+            lines: Vec::new(),
             transfers: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);

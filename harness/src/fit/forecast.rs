@@ -315,6 +315,11 @@ pub struct LevelMove {
     /// transfer as large as the target's over that of this size's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_factors: Vec<(String, f64)>,
+    /// For each kernel phase the workload declares strided ([`crate::workloads::Workload::strided_phases`]):
+    /// the calibrated line rate at this size's working set, bytes per second, and its ratio
+    /// to the line rate at the target's, used in place of `rate` and `factor`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_moves: Vec<(String, f64, f64)>,
 }
 
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
@@ -482,15 +487,22 @@ fn move_to_target_level(
                 }
                 // e_i·g_i: the traffic's time at the target's rate over the work's time; no
                 // share where no rate was measured (a calibration without a sweep).
+                // A strided phase's traffic moves at the line rate, any other's at the
+                // streaming rate.
+                let (rate, factor) = m
+                    .line_moves
+                    .iter()
+                    .find(|l| l.0 == ph.name)
+                    .map_or((m.rate, m.factor), |l| (l.1, l.2));
                 let share = ph
                     .bytes
-                    .filter(|_| m.rate > 0.0)
-                    .map_or(0.0, |b| b as f64 / (work * m.rate))
-                    * m.factor;
+                    .filter(|_| rate > 0.0)
+                    .map_or(0.0, |b| b as f64 / (work * rate))
+                    * factor;
                 let roofline = work * (share.max(1.0) - 1.0);
                 // One after the other: the traffic's own time grows by g; never less than
                 // the roofline (a kernel that streamed faster than the sweep, e > 1).
-                let serial = (work * share * (1.0 - 1.0 / m.factor.max(1.0))).max(roofline);
+                let serial = (work * share * (1.0 - 1.0 / factor.max(1.0))).max(roofline);
                 t + match overlap {
                     Overlap::Full => roofline,
                     Overlap::None => serial,
@@ -1025,6 +1037,7 @@ mod tests {
                 rate: RATE,
                 factor,
                 transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1084,6 +1097,7 @@ mod tests {
                 rate: RATE,
                 factor,
                 transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1165,6 +1179,7 @@ mod tests {
             rate: 4e9,
             factor: 2.0,
             transfer_factors: Vec::new(),
+            line_moves: Vec::new(),
         });
         let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
@@ -1193,6 +1208,7 @@ mod tests {
                 rate: 4e9,
                 factor: 2.0,
                 transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
             });
             let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
             let k = &w.points[0].phases[0];
@@ -1209,6 +1225,31 @@ mod tests {
     }
 
     #[test]
+    fn a_strided_phase_moves_by_the_line_rate() {
+        // 80 kB per run: at the streaming sweep's 4 GB/s (g = 2) its traffic is 2 % of the
+        // 1 ms and it keeps its time but for 0.01 ms; declared strided, its lines arrive at
+        // 0.4 GB/s in the window's level (0.2 ms) and 20 times slower at the target's, 4 ms:
+        // overlapped the run takes 4 ms (+3 ms), one after the other 4.8 ms (+3.8 ms), and
+        // the estimate is halfway, 4.4 ms.
+        let s = one_ms_series(80_000, None);
+        let moved = |line_moves: Vec<(String, f64, f64)>| {
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                transfer_factors: Vec::new(),
+                line_moves: line_moves.clone(),
+            });
+            move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]).points[0].phases[0]
+                .median_seconds
+        };
+        assert!((moved(Vec::new()) - 1.01e-3).abs() < 1e-12);
+        assert!((moved(vec![("k".into(), 0.4e9, 20.0)]) - 4.4e-3).abs() < 1e-12);
+        // Another phase's line move leaves this one alone.
+        assert!((moved(vec![("other".into(), 0.4e9, 20.0)]) - 1.01e-3).abs() < 1e-12);
+    }
+
+    #[test]
     fn without_a_measured_rate_no_size_moves() {
         // A calibration without a bandwidth sweep gives rate 0 and factor 1: the sizes keep
         // their times (they used to become infinite: bytes over a rate of 0).
@@ -1218,6 +1259,7 @@ mod tests {
             rate: 0.0,
             factor: 1.0,
             transfer_factors: Vec::new(),
+            line_moves: Vec::new(),
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
@@ -1326,6 +1368,7 @@ mod tests {
                 rate: 1e12,
                 factor: 1.0,
                 transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
             })
             .collect()
     }
@@ -1579,6 +1622,7 @@ mod tests {
             rate: 119.53e9,
             factor: 1.9726,
             transfer_factors: Vec::new(),
+            line_moves: Vec::new(),
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
         let p = f
@@ -1680,6 +1724,7 @@ mod tests {
                 rate: 1e10,
                 factor,
                 transfer_factors: vec![("download eps".into(), factor)],
+                line_moves: Vec::new(),
             })
         };
         let target = 204.0;

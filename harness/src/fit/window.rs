@@ -42,6 +42,10 @@ pub struct DeviceFacts {
     /// BabelStream's triad over three arrays of 2^25 floats, from its mean iteration. `None`
     /// where the calibration did not run BabelStream.
     pub memory_floor: Option<f64>,
+    /// The strided read sweep's points (each executor reads one element of its own cache
+    /// line, [`crate::bench::gaps`]): the lines' working set, bytes, and the rate at which it
+    /// delivers 64-byte lines so, bytes per second; empty where not measured.
+    pub lines: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -92,28 +96,40 @@ impl DeviceFacts {
     /// make its level look slow. Beyond the sweep's ends the end's value; `None` without a
     /// sweep.
     pub fn streaming_rate(&self, bytes: u64) -> Option<f64> {
-        let mut sizes: Vec<u64> = self.streaming.iter().map(|p| p.0).collect();
-        sizes.sort_unstable();
-        sizes.dedup();
-        let hi = *sizes.last()?;
-        let at = bytes.min(hi);
-        let local = |s: u64| {
-            let s = s as f64;
-            let mut near: Vec<f64> = self
-                .streaming
-                .iter()
-                .filter(|p| (p.0 as f64) >= s / 2.0 && (p.0 as f64) <= s * 2.0 && p.1 > 0.0)
-                .map(|p| p.1)
-                .collect();
-            near.sort_by(f64::total_cmp);
-            (!near.is_empty()).then(|| crate::fit::stats::median_of_sorted(&near))
-        };
-        sizes
-            .iter()
-            .filter(|&&s| s >= at)
-            .filter_map(|&s| local(s))
-            .reduce(f64::max)
+        envelope_rate(&self.streaming, bytes)
     }
+
+    /// The rate at which whole cache lines fetched one per access arrive, bytes per second,
+    /// with a working set of `bytes`: [`Self::streaming_rate`]'s rule over the strided sweep
+    /// ([`Self::lines`]). What a kernel whose executors each walk a line with a stride
+    /// (an ADI sweep) can get where no prefetcher streams for it; `None` without a sweep.
+    pub fn line_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.lines, bytes)
+    }
+}
+
+/// The rule of [`DeviceFacts::streaming_rate`] over any sweep of (working set, rate) points.
+fn envelope_rate(points: &[(u64, f64)], bytes: u64) -> Option<f64> {
+    let mut sizes: Vec<u64> = points.iter().map(|p| p.0).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let hi = *sizes.last()?;
+    let at = bytes.min(hi);
+    let local = |s: u64| {
+        let s = s as f64;
+        let mut near: Vec<f64> = points
+            .iter()
+            .filter(|p| (p.0 as f64) >= s / 2.0 && (p.0 as f64) <= s * 2.0 && p.1 > 0.0)
+            .map(|p| p.1)
+            .collect();
+        near.sort_by(f64::total_cmp);
+        (!near.is_empty()).then(|| crate::fit::stats::median_of_sorted(&near))
+    };
+    sizes
+        .iter()
+        .filter(|&&s| s >= at)
+        .filter_map(|&s| local(s))
+        .reduce(f64::max)
 }
 
 /// What the series and the workload say about one size.
@@ -168,6 +184,7 @@ pub struct WindowChoice {
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
 ///     streaming: Vec::new(),
 ///     memory_floor: None,
+///     lines: Vec::new(),
 ///     transfers: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
@@ -298,6 +315,7 @@ mod tests {
             ],
             streaming: Vec::new(),
             memory_floor: None,
+            lines: Vec::new(),
             transfers: Vec::new(),
         }
     }
@@ -436,6 +454,20 @@ mod tests {
     }
 
     #[test]
+    fn the_line_rate_follows_the_strided_sweep_not_the_streaming_one() {
+        let mib = |m: u64| m << 20;
+        let d = DeviceFacts {
+            streaming: vec![(mib(1), 100e9), (mib(64), 40e9)],
+            lines: vec![(mib(1), 20e9), (mib(64), 5e9)],
+            ..device()
+        };
+        assert_eq!(d.line_rate(mib(1)), Some(20e9));
+        assert_eq!(d.line_rate(mib(64)), Some(5e9));
+        assert_eq!(d.streaming_rate(mib(64)), Some(40e9));
+        assert_eq!(device().line_rate(mib(1)), None);
+    }
+
+    #[test]
     fn a_flagged_size_is_rejected_with_its_reason() {
         let device = DeviceFacts {
             executors: 1.0,
@@ -443,6 +475,7 @@ mod tests {
             levels: vec![("memory".into(), u64::MAX)],
             streaming: Vec::new(),
             memory_floor: None,
+            lines: Vec::new(),
             transfers: Vec::new(),
         };
         let spike = SizeFacts {

@@ -33,6 +33,10 @@ pub fn reference(n: usize, iterations: usize) -> (Vec<f32>, Vec<f32>) {
 pub struct Adi(pub Layout);
 
 impl Workload for Adi {
+    fn strided_phases(&self) -> &'static [&'static str] {
+        &["sweep i", "sweep j", "sweep k"]
+    }
+
     fn name(&self) -> &str {
         "adi"
     }

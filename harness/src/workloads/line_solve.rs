@@ -45,6 +45,10 @@ pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
 pub struct LineSolve(pub Layout);
 
 impl Workload for LineSolve {
+    fn strided_phases(&self) -> &'static [&'static str] {
+        &["solve i", "solve j", "solve k"]
+    }
+
     fn name(&self) -> &str {
         "line-solve"
     }

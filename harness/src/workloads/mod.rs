@@ -198,6 +198,14 @@ pub trait Workload {
         None
     }
 
+    /// Kernel phases whose executors each walk a line of the grid with a stride, so that
+    /// every step of a work-group fetches cache lines no prefetcher streams (the ADI and
+    /// line-solve sweeps). The `calibrated` variant moves these between memory levels by the
+    /// calibration's strided line rate instead of its streaming rate (docs/models.md §2.4).
+    fn strided_phases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.
     fn run(
