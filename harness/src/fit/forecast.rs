@@ -315,9 +315,9 @@ pub struct LevelMove {
     /// transfer as large as the target's over that of this size's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_factors: Vec<(String, f64)>,
-    /// For each kernel phase the workload declares strided ([`crate::workloads::Workload::strided_phases`]):
-    /// the calibrated line rate at this size's working set, bytes per second, and its ratio
-    /// to the line rate at the target's, used in place of `rate` and `factor`.
+    /// For each kernel phase the workload declares strided (its `strided_phases`): the
+    /// calibrated line rate at this size's working set, bytes per second, and its ratio to
+    /// the line rate at the target's, used in place of `rate` and `factor`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
 }

@@ -42,9 +42,10 @@ pub struct DeviceFacts {
     /// BabelStream's triad over three arrays of 2^25 floats, from its mean iteration. `None`
     /// where the calibration did not run BabelStream.
     pub memory_floor: Option<f64>,
-    /// The strided read sweep's points (each executor reads one element of its own cache
-    /// line, [`crate::bench::gaps`]): the lines' working set, bytes, and the rate at which it
-    /// delivers 64-byte lines so, bytes per second; empty where not measured.
+    /// The strided read sweep's points (the serialization-interval sweep in which each
+    /// executor reads one element of its own cache line): the lines' working set, bytes, and
+    /// the rate at which it delivers 64-byte lines so, bytes per second; empty where not
+    /// measured.
     pub lines: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
