@@ -92,18 +92,27 @@ fn every_builtin_kernel_compiles_for_ampere_and_hopper() {
     }
 }
 
+/// The sm_90 PTX body of each named entry of the microbenchmark program, as NVRTC emits it.
+fn microbench_entries(entries: &[&'static str]) -> Vec<(&'static str, String)> {
+    let dir = check_kernels_into("--ptx-dir");
+    let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
+    entries
+        .iter()
+        .map(|&entry| {
+            let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
+            let body = &ptx[start..];
+            (entry, body[..body.find("\n}").unwrap()].to_string())
+        })
+        .collect()
+}
+
 #[test]
 #[cfg_attr(
     no_nvrtc,
     ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
 )]
 fn the_read_latency_chase_uses_the_ordinary_global_load() {
-    let dir = check_kernels_into("--ptx-dir");
-    let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
-    for entry in [".entry chase(", ".entry chase_store("] {
-        let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
-        let body = &ptx[start..];
-        let body = &body[..body.find("\n}").unwrap()];
+    for (entry, body) in microbench_entries(&[".entry chase(", ".entry chase_store("]) {
         assert!(body.contains("ld.global.u32"), "{entry}: {body}");
         assert!(
             !body.contains("ld.global.nc"),
@@ -118,12 +127,9 @@ fn the_read_latency_chase_uses_the_ordinary_global_load() {
     ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
 )]
 fn the_bandwidth_sweep_loads_through_the_l2_alone() {
-    let dir = check_kernels_into("--ptx-dir");
-    let ptx = std::fs::read_to_string(dir.path().join("microbench.kern.sm_90.ptx")).unwrap();
-    for entry in [".entry bw_read(", ".entry bw_copy(", ".entry bw_triad("] {
-        let start = ptx.find(entry).unwrap_or_else(|| panic!("{entry} missing"));
-        let body = &ptx[start..];
-        let body = &body[..body.find("\n}").unwrap()];
+    for (entry, body) in
+        microbench_entries(&[".entry bw_read(", ".entry bw_copy(", ".entry bw_triad("])
+    {
         assert!(body.contains("ld.global.cg.f32"), "{entry}: {body}");
         for cached in ["ld.global.f32", "ld.global.nc.f32"] {
             assert!(
