@@ -50,6 +50,7 @@ runs=(
   "33 results/suite-2026-11-26c results/suite-2026-11-26c/calibrations"
   "34 results/suite-2026-11-26d results/suite-2026-11-26d/calibrations"
   "35 results/suite-2026-11-26e results/suite-2026-11-26e/calibrations"
+  "36 results/suite-2026-11-26f results/suite-2026-11-26f/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
