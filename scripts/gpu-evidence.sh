@@ -17,15 +17,17 @@
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
 # else 0: a failed step is recorded in the summary, not fatal.
 #
-# How the first H100 run was made (results/h100-2026-11-26), on a lent machine that takes a
+# How the H100 runs were made (results/h100-2026-11-26, …-26b), on a lent machine that takes a
 # working tree of at most 64 MiB and brings back at most 8 files: plots/, results/ and reports/
 # were taken out of the git index for the call (`git rm -r --cached -q plots results reports`,
-# the three folders listed in .git/info/exclude; `git reset -q` afterwards), the binary was
-# carried, and the command was
+# the three folders listed in .git/info/exclude; `git reset -q` afterwards), the binary and
+# BabelStream's sources were carried (target/release/harness; target/bs-ref, made with
+# `git archive 57637d5 src` of UoB-HPC/BabelStream and unpacked there), and the command was
 #   export PATH=/usr/local/cuda/bin:$PATH; E=/tmp/ev; mkdir -p $E
-#   HARNESS_BIN=./target/release/harness scripts/gpu-evidence.sh --device cuda --budget 470 \
-#     --out $E > $E/script.log 2>&1; tar czf $OUT/ev.tgz -C $E .
-# with a time limit 70 s above the budget.
+#   BABELSTREAM_SRC=$PWD/target/bs-ref HARNESS_BIN=./target/release/harness \
+#     scripts/gpu-evidence.sh --device cuda --budget 500 --out $E > $E/script.log 2>&1
+#   tar czf $OUT/ev.tgz -C $E .
+# with a time limit 70 s above the budget (the second run took 347 s of its 500).
 set -uo pipefail
 DEVICE=cuda
 BUDGET=540
