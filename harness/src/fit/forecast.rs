@@ -353,7 +353,10 @@ pub fn forecast_calibrated(
 
 /// [`forecast_calibrated`], its interval reaching also the estimate made with `slower` in
 /// place of `moves` (the same sizes moved to a slower rate at the target: device memory
-/// with no cache's help, docs/models.md §2.4); none where `slower` is empty.
+/// with no cache's help, docs/models.md §2.4); none where `slower` is empty. The interval
+/// also reaches the moves' bounds: overlapped, one after the other, and one after the other
+/// with a kernel phase that declares no bytes taken as all traffic (its estimate is not
+/// moved, since nothing measured says how much of it is traffic).
 pub fn forecast_calibrated_bounded(
     series: &SeriesMedians,
     target: f64,
@@ -371,7 +374,11 @@ pub fn forecast_calibrated_bounded(
     let mut forecast = fit(moves, Overlap::Half)?;
     // The two bounds of how compute and traffic combine bound the interval too, and so does
     // the slower rate at the target.
-    let mut bounds = vec![fit(moves, Overlap::Full)?, fit(moves, Overlap::None)?];
+    let mut bounds = vec![
+        fit(moves, Overlap::Full)?,
+        fit(moves, Overlap::None)?,
+        fit(moves, Overlap::AllTraffic)?,
+    ];
     if !slower.is_empty() {
         bounds.push(fit(slower, Overlap::Half)?);
     }
@@ -394,6 +401,9 @@ enum Overlap {
     Full,
     None,
     Half,
+    /// One after the other, and a kernel phase that declares no bytes taken as all traffic
+    /// (e = 1): the bound for the phases whose move between levels nothing measured.
+    AllTraffic,
 }
 
 /// The phases of `series` whose every launch (or transfer) does the same work at each size
@@ -494,10 +504,15 @@ fn move_to_target_level(
                     .iter()
                     .find(|l| l.0 == ph.name)
                     .map_or((m.rate, m.factor), |l| (l.1, l.2));
+                let unknown = if overlap == Overlap::AllTraffic && rate > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                };
                 let share = ph
                     .bytes
                     .filter(|_| rate > 0.0)
-                    .map_or(0.0, |b| b as f64 / (work * rate))
+                    .map_or(unknown, |b| b as f64 / (work * rate))
                     * factor;
                 let roofline = work * (share.max(1.0) - 1.0);
                 // One after the other: the traffic's own time grows by g; never less than
@@ -505,7 +520,7 @@ fn move_to_target_level(
                 let serial = (work * share * (1.0 - 1.0 / factor.max(1.0))).max(roofline);
                 t + match overlap {
                     Overlap::Full => roofline,
-                    Overlap::None => serial,
+                    Overlap::None | Overlap::AllTraffic => serial,
                     Overlap::Half => 0.5 * (roofline + serial),
                 }
             };
@@ -1441,6 +1456,57 @@ mod tests {
         assert!((c.items_at_target.expect("items") / items(260.0) - 1.0).abs() < 1e-9);
         assert!((c.seconds_per_item.expect("per item") / 1.4e-9 - 1.0).abs() < 1e-6);
         assert_eq!((c.seconds_per_byte, c.bytes_at_target), (None, None));
+    }
+
+    #[test]
+    fn a_phase_without_bytes_keeps_its_estimate_and_its_interval_reaches_all_traffic() {
+        // The same sweeps, their window in a level that streams twice as fast as the
+        // target's (g = 2): nothing says how much of their work is traffic, so the estimate
+        // does not move, and the interval reaches the time if all of it were (×2).
+        let items = |n: f64| (n - 2.0).powi(3) * 15.0;
+        let work = |n: f64| 1.4e-9 * items(n) + 30e-6;
+        let sizes = [34usize, 38, 46, 54, 65];
+        let s = series(
+            sizes
+                .iter()
+                .map(|&n| SizeMedians {
+                    size: n,
+                    phases: vec![PhaseMedian {
+                        name: "ssor lower".into(),
+                        median_seconds: work(n as f64),
+                        count: 1,
+                        bytes: None,
+                        items: Some(items(n as f64) as u64),
+                        ci95_seconds: None,
+                    }],
+                    total_seconds: work(n as f64),
+                })
+                .collect(),
+        );
+        let at = |factor: f64| {
+            let moves: Vec<LevelMove> = sizes
+                .iter()
+                .map(|&size| LevelMove {
+                    size,
+                    rate: 4e9,
+                    factor,
+                    transfer_factors: Vec::new(),
+                    line_moves: Vec::new(),
+                })
+                .collect();
+            let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
+            let c = f.phases[0].calibrated.clone().expect("calibrated");
+            (c.prediction_seconds, c.interval_seconds)
+        };
+        let truth = work(260.0);
+        let (same, [_, hi_same]) = at(1.0);
+        let (moved, [lo, hi]) = at(2.0);
+        assert!((same / truth - 1.0).abs() < 1e-6 && (moved / truth - 1.0).abs() < 1e-6);
+        assert!(hi_same < 1.01 * truth, "{hi_same}");
+        assert!(
+            lo <= truth && (hi / (2.0 * truth) - 1.0).abs() < 1e-3,
+            "[{lo}, {hi}]"
+        );
     }
 
     #[test]
