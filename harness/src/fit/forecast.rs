@@ -1421,39 +1421,51 @@ mod tests {
         assert!((at4 / sweep(204.0) - 1.0).abs() > 1e-3);
     }
 
-    #[test]
-    fn a_phase_that_counts_only_its_work_items_is_a_line_in_items() {
-        // lu-ssor's sweeps declare no bytes but count their points, (N − 2)³ per sweep:
-        // 1.4 ns per point plus 30 µs per run is a line in items, extrapolated with the
-        // exact number of items at the target, and reported per item, not per byte.
-        let items = |n: f64| (n - 2.0).powi(3) * 15.0;
-        let work = |n: f64| 1.4e-9 * items(n) + 30e-6;
-        let sizes = [34usize, 38, 46, 54, 65];
-        let s = series(
-            sizes
+    /// lu-ssor-like sweeps at N = 34 … 65 that declare no bytes but count their points,
+    /// (N − 2)³·15 per run, at 1.4 ns per point plus 30 µs per run.
+    const LU_SIZES: [usize; 5] = [34, 38, 46, 54, 65];
+
+    fn lu_items(n: f64) -> f64 {
+        (n - 2.0).powi(3) * 15.0
+    }
+
+    fn lu_work(n: f64) -> f64 {
+        1.4e-9 * lu_items(n) + 30e-6
+    }
+
+    fn lu_sweeps() -> SeriesMedians {
+        series(
+            LU_SIZES
                 .iter()
                 .map(|&n| SizeMedians {
                     size: n,
                     phases: vec![PhaseMedian {
                         name: "ssor lower".into(),
-                        median_seconds: work(n as f64),
+                        median_seconds: lu_work(n as f64),
                         count: 15 * (3 * n as u64 - 8),
                         bytes: None,
-                        items: Some(items(n as f64) as u64),
+                        items: Some(lu_items(n as f64) as u64),
                         ci95_seconds: None,
                     }],
-                    total_seconds: work(n as f64),
+                    total_seconds: lu_work(n as f64),
                 })
                 .collect(),
-        );
-        let f = forecast_calibrated(&s, 260.0, &unmoved(&sizes), Seconds(0.0)).expect("fits");
+        )
+    }
+
+    #[test]
+    fn a_phase_that_counts_only_its_work_items_is_a_line_in_items() {
+        // A line in items, extrapolated with the exact number of items at the target, and
+        // reported per item, not per byte.
+        let s = lu_sweeps();
+        let f = forecast_calibrated(&s, 260.0, &unmoved(&LU_SIZES), Seconds(0.0)).expect("fits");
         let c = f.phases[0].calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Asymptote);
         assert!(
-            (c.prediction_seconds / work(260.0) - 1.0).abs() < 1e-6,
+            (c.prediction_seconds / lu_work(260.0) - 1.0).abs() < 1e-6,
             "{c:?}"
         );
-        assert!((c.items_at_target.expect("items") / items(260.0) - 1.0).abs() < 1e-9);
+        assert!((c.items_at_target.expect("items") / lu_items(260.0) - 1.0).abs() < 1e-9);
         assert!((c.seconds_per_item.expect("per item") / 1.4e-9 - 1.0).abs() < 1e-6);
         assert_eq!((c.seconds_per_byte, c.bytes_at_target), (None, None));
     }
@@ -1463,26 +1475,9 @@ mod tests {
         // The same sweeps, their window in a level that streams twice as fast as the
         // target's (g = 2): nothing says how much of their work is traffic, so the estimate
         // does not move, and the interval reaches the time if all of it were (×2).
-        let items = |n: f64| (n - 2.0).powi(3) * 15.0;
-        let work = |n: f64| 1.4e-9 * items(n) + 30e-6;
-        let sizes = [34usize, 38, 46, 54, 65];
-        let s = series(
-            sizes
-                .iter()
-                .map(|&n| SizeMedians {
-                    size: n,
-                    phases: vec![PhaseMedian {
-                        name: "ssor lower".into(),
-                        median_seconds: work(n as f64),
-                        count: 1,
-                        bytes: None,
-                        items: Some(items(n as f64) as u64),
-                        ci95_seconds: None,
-                    }],
-                    total_seconds: work(n as f64),
-                })
-                .collect(),
-        );
+        let s = lu_sweeps();
+        let sizes = LU_SIZES;
+        let work = lu_work;
         let at = |factor: f64| {
             let moves: Vec<LevelMove> = sizes
                 .iter()
