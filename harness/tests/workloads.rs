@@ -47,6 +47,14 @@ fn verify_all_on(kind: BackendKind) {
             assert!(r.total_seconds > 0.0);
             let sum: f64 = r.phases.iter().map(|p| p.fraction).sum();
             assert!((sum - 1.0).abs() < 1e-9, "fractions sum to 1");
+            // A declared strided phase that the run never reports would silently move by
+            // the streaming rate (a misspelt name, or one the layout does not have).
+            for strided in w.strided_phases() {
+                assert!(
+                    r.phases.iter().any(|p| p.name == *strided),
+                    "{name} {layout:?} declares strided phase {strided:?}, which it never runs"
+                );
+            }
         }
     }
 }

@@ -33,8 +33,13 @@ pub fn reference(n: usize, iterations: usize) -> (Vec<f32>, Vec<f32>) {
 pub struct Adi(pub Layout);
 
 impl Workload for Adi {
+    /// The three sweeps, and in the `reordered` layout the transposes too: their executors
+    /// read along k and write with a stride of n (one cache line per executor per step).
     fn strided_phases(&self) -> &'static [&'static str] {
-        &["sweep i", "sweep j", "sweep k"]
+        match self.0 {
+            Layout::Plain => &["sweep i", "sweep j", "sweep k"],
+            Layout::Reordered => &["sweep i", "sweep j", "sweep k", "swap j,k"],
+        }
     }
 
     fn name(&self) -> &str {

@@ -45,8 +45,12 @@ pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
 pub struct LineSolve(pub Layout);
 
 impl Workload for LineSolve {
+    /// The three solves, and in the `reordered` layout the transposes too (as for ADI).
     fn strided_phases(&self) -> &'static [&'static str] {
-        &["solve i", "solve j", "solve k"]
+        match self.0 {
+            Layout::Plain => &["solve i", "solve j", "solve k"],
+            Layout::Reordered => &["solve i", "solve j", "solve k", "swap j,k"],
+        }
     }
 
     fn name(&self) -> &str {

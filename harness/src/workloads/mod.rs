@@ -200,7 +200,8 @@ pub trait Workload {
 
     /// Kernel phases whose executors each walk a line of the grid with a stride, so that
     /// every step of a work-group fetches cache lines no prefetcher streams (the ADI and
-    /// line-solve sweeps). The `calibrated` variant moves these between memory levels by the
+    /// line-solve sweeps, and the j,k transposes of their `reordered` layouts, which write
+    /// with a stride of n). The `calibrated` variant moves these between memory levels by the
     /// calibration's strided line rate instead of its streaming rate (docs/models.md §2.4).
     fn strided_phases(&self) -> &'static [&'static str] {
         &[]
