@@ -130,7 +130,7 @@ where
         .disable_y_mesh()
         .y_labels(0)
         .x_labels(6)
-        .x_label_formatter(&|v: &f64| crate::export::table::sig(*v, 3))
+        .x_label_formatter(&|v: &f64| super::render::tick_label(*v, false))
         .bold_line_style(RGBColor(225, 225, 225).stroke_width(scale.upx(1.0)))
         .light_line_style(WHITE.mix(0.0))
         .axis_style(BLACK.stroke_width(scale.upx(1.0)))

@@ -454,12 +454,22 @@ fn to_axis(v: f64, log: bool) -> f64 {
     }
 }
 
-fn tick_label(v: f64, log: bool) -> String {
+/// A tick's label: powers of ten on a log axis as `1e3`, else three significant digits with
+/// trailing zeros dropped, so that one axis reads 0, 50, 100, 150 and not 0, 50.0, 100, 150.
+pub(super) fn tick_label(v: f64, log: bool) -> String {
     if log && (v - v.round()).abs() < 1e-9 {
         return format!("1e{}", v.round() as i64);
     }
     let real = if log { 10f64.powf(v) } else { v };
-    crate::export::table::sig(real, 3)
+    let label = crate::export::table::sig(real, 3);
+    if label.contains('.') && !label.contains('e') {
+        label
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        label
+    }
 }
 
 /// Tick count: one per decade on a log axis (so ticks fall on powers of ten), else as many
@@ -594,4 +604,22 @@ where
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn tick_labels_on_one_axis_carry_no_trailing_zeros() {
+        let labels: Vec<String> = [0.0, 50.0, 100.0, 150.0, 2.5, 0.125, 1234.0]
+            .iter()
+            .map(|&v| tick_label(v, false))
+            .collect();
+        assert_eq!(labels, ["0", "50", "100", "150", "2.5", "0.125", "1234"]);
+        // Exponent forms keep their digits; log ticks on powers of ten read 1eK.
+        assert_eq!(tick_label(1.5e-7, false), "1.50e-7");
+        assert_eq!(tick_label(3.0, true), "1e3");
+        assert_eq!(tick_label(0.5, true), "3.16");
+    }
 }
