@@ -304,7 +304,7 @@ pub fn auto_small_sizes(
         .collect();
     if !unsaturated.is_empty() {
         notes.push(format!(
-            "N = {unsaturated:?} launch fewer than n = {} work items: the device is not saturated there",
+            "N = {unsaturated:?} launch fewer than n = {:.0} work items: the device is not saturated there",
             device.executors
         ));
     }

@@ -238,7 +238,7 @@ fn apply_rules(
         let mut reasons = Vec::new();
         match p.parallelism {
             Some(items) if (items as f64) < device.executors => reasons.push(format!(
-                "{items} work items per launch < n = {} executors: the device is not saturated",
+                "{items} work items per launch < n = {:.0} executors: the device is not saturated",
                 device.executors
             )),
             Some(_) => {}
