@@ -445,6 +445,36 @@ pub fn run_series(
     .map(|(series, _)| series)
 }
 
+/// Iterations of the run whose output is checked against the host's reference: the
+/// reference runs one thread, and at a GPU's sizes and iteration counts (jacobi2d at
+/// N = 28,972, 300 iterations: 2.5·10¹¹ cell updates) it would take minutes; an indexing or
+/// boundary error shows in the first iterations.
+pub const VERIFY_ITERATIONS: usize = 3;
+
+/// One warm-up of `size` at `iterations`; with `verify`, its output checked, in a run of at
+/// most [`VERIFY_ITERATIONS`] iterations before the full one. Returns whether a check was
+/// made (a spec without one makes none).
+fn warm_up(
+    workload: &dyn Workload,
+    device: &dyn Device,
+    size: usize,
+    iterations: usize,
+    verify: bool,
+) -> Result<bool, WorkloadError> {
+    if !verify {
+        workload.run(device, size, iterations, false)?;
+        return Ok(false);
+    }
+    let checked = workload
+        .run(device, size, iterations.min(VERIFY_ITERATIONS), true)?
+        .verification
+        .is_some();
+    if iterations > VERIFY_ITERATIONS {
+        workload.run(device, size, iterations, false)?;
+    }
+    Ok(checked)
+}
+
 /// [`run_series`], with the sizes `beside` (a validation's large sizes) measured inside the
 /// same rounds: each of the first `plan.min` rounds runs the series' sizes and then each of
 /// `beside` once (a, b, c, T, a, b, c, T, …). A machine that slows down or speeds up for a
@@ -480,13 +510,10 @@ pub fn run_series_beside(
     // series. A workload without a check (a spec without one) makes the series unchecked.
     let mut checked = true;
     for &size in &sorted {
-        checked &= workload
-            .run(device, size, iterations, true)?
-            .verification
-            .is_some();
+        checked &= warm_up(workload, device, size, iterations, true)?;
     }
     for (i, &size) in beside.iter().enumerate() {
-        workload.run(device, size, iterations, i == 0)?;
+        warm_up(workload, device, size, iterations, i == 0)?;
     }
     let mut prober = LaunchProber::new(device)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
@@ -564,7 +591,7 @@ mod tests {
 
     /// A workload that only records which sizes ran, in order, and whether each was checked.
     struct Recorder {
-        calls: RefCell<Vec<(usize, bool)>>,
+        calls: RefCell<Vec<(usize, usize, bool)>>,
     }
 
     impl Workload for Recorder {
@@ -583,7 +610,7 @@ mod tests {
             iterations: usize,
             verify: bool,
         ) -> Result<RunResult, WorkloadError> {
-            self.calls.borrow_mut().push((size, verify));
+            self.calls.borrow_mut().push((size, iterations, verify));
             let seconds = size as f64 * 1e-6;
             Ok(RunResult {
                 workload: "recorder".into(),
@@ -631,15 +658,15 @@ mod tests {
         assert_eq!(
             *recorder.calls.borrow(),
             vec![
-                (10, true),
-                (20, true),
-                (100, true),
-                (10, false),
-                (20, false),
-                (100, false),
-                (10, false),
-                (20, false),
-                (100, false),
+                (10, 1, true),
+                (20, 1, true),
+                (100, 1, true),
+                (10, 1, false),
+                (20, 1, false),
+                (100, 1, false),
+                (10, 1, false),
+                (20, 1, false),
+                (100, 1, false),
             ]
         );
         assert_eq!(series.points.len(), 2);
@@ -649,5 +676,38 @@ mod tests {
         // One launch-cost sample per round.
         let probe = series.launch_probe.expect("the rounds probed launches");
         assert_eq!(probe.sample_fixed_ns.len(), 2);
+    }
+
+    #[test]
+    fn a_long_warm_up_is_checked_in_a_short_run_first() {
+        let recorder = Recorder {
+            calls: RefCell::new(Vec::new()),
+        };
+        run_series_beside(
+            &recorder,
+            None,
+            &HostDevice::new(),
+            &[10],
+            &[100, 200],
+            40,
+            RepeatPlan::fixed(1),
+            |_| {},
+        )
+        .unwrap();
+        let calls = recorder.calls.borrow();
+        // The series' size and the first large size: a checked run of VERIFY_ITERATIONS,
+        // then the full warm-up unchecked; the second large size: its warm-up only.
+        assert_eq!(
+            calls[..5],
+            [
+                (10, VERIFY_ITERATIONS, true),
+                (10, 40, false),
+                (100, VERIFY_ITERATIONS, true),
+                (100, 40, false),
+                (200, 40, false),
+            ]
+        );
+        // Every measured run has the full iterations and no check.
+        assert!(calls[5..].iter().all(|&(_, it, v)| it == 40 && !v));
     }
 }
