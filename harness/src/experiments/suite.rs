@@ -13,7 +13,7 @@ use super::series::RepeatPlan;
 use super::validate::{
     auto_small_sizes, grid_size_off_powers_of_two, summary, validate, ErrorSummary, Validation,
 };
-use crate::backend::{Device, DeviceInfo};
+use crate::backend::{Device, DeviceClass, DeviceInfo};
 use crate::calibration::Calibration;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::drift_allowance;
@@ -153,8 +153,40 @@ pub fn saturating_target(
         .unwrap_or(target)
 }
 
+/// `target`, or a larger one whose smallest small size (target / 8) already has a working set
+/// of `floor_bytes` (past the largest cache, so the whole window runs in device memory, as the
+/// target does) and launches at least `executors` work items, where its working set stays
+/// within `cap_bytes`. On a GPU a window in the L2 is launch-bound and a level away from its
+/// target (on the H100 in 2026-11-26, vadd's window at 25–50 MB took the sweep's L2 rates
+/// and came out 41 % high; jacobi2d's was refused as overhead-dominated), while device memory
+/// holds such a target many times over. 3-D grids, whose small sizes hold 1/512 of the
+/// target's cells, and launches that no affordable size fills, keep `target`.
+pub fn target_with_window_in_memory(
+    workload: &dyn Workload,
+    executors: f64,
+    floor_bytes: u64,
+    cap_bytes: u64,
+    target: usize,
+) -> usize {
+    let in_memory = |n: usize| workload.bytes_needed(n / 8) >= floor_bytes;
+    let saturated = |n: usize| {
+        workload
+            .parallelism(n / 8)
+            .is_none_or(|items| items as f64 >= executors)
+    };
+    if in_memory(target) {
+        return target;
+    }
+    smallest_size_where(workload, cap_bytes, in_memory)
+        .map(|n| round_target(workload, n.max(target)))
+        .filter(|&n| workload.bytes_needed(n) <= cap_bytes && in_memory(n) && saturated(n))
+        .unwrap_or(target)
+}
+
 /// The case for `workload`: its target above the largest cache (and, on a device with many
-/// executors, large enough that its small sizes fill it), its small sizes below.
+/// executors, large enough that its small sizes fill it; on a GPU, where device memory
+/// affords it, large enough that its small sizes are past the largest cache too), its small
+/// sizes below.
 pub fn plan_case(
     name: &str,
     layout: Option<String>,
@@ -163,13 +195,25 @@ pub fn plan_case(
     facts: &DeviceFacts,
 ) -> Result<SuiteCase, WorkloadError> {
     let floor = largest_cache_bytes(calibration).max(1 << 20) * MEMORY_MARGIN;
-    let target = saturating_target(
-        workload,
-        facts.executors,
-        calibration.device.memory_bytes / 4,
-        target_size(workload, floor),
-    );
-    let (small, notes) = auto_small_sizes(workload, facts, target, SMALL_SIZES)?;
+    let cap = calibration.device.memory_bytes / 4;
+    let mut target =
+        saturating_target(workload, facts.executors, cap, target_size(workload, floor));
+    let mut before = None;
+    if calibration.device.class == DeviceClass::Gpu {
+        let wider = target_with_window_in_memory(workload, facts.executors, floor, cap, target);
+        if wider != target {
+            before = Some(target);
+            target = wider;
+        }
+    }
+    let (small, mut notes) = auto_small_sizes(workload, facts, target, SMALL_SIZES)?;
+    if let (Some(before), Some(&first)) = (before, small.first()) {
+        notes.push(format!(
+            "N = {target} rather than {before}: its smallest small size, N = {first}, already works on {} MiB, past {MEMORY_MARGIN} × the largest cache ({} MiB), so the whole window runs in device memory, as the target does",
+            workload.bytes_needed(first) >> 20,
+            (floor / MEMORY_MARGIN) >> 20
+        ));
+    }
     Ok(SuiteCase {
         workload: name.to_string(),
         layout,
@@ -181,9 +225,10 @@ pub fn plan_case(
 }
 
 /// Iterations per run for `case`: at least `least`; more where the smallest small size would
-/// run under [`MIN_SMALL_RUN_SECONDS`], as long as the target's run, estimated from one probe
-/// run of the smallest size as proportional to the working set, stays under
-/// [`MAX_TARGET_RUN_SECONDS`]. Returns the count and a note where the budget limited it.
+/// run under [`MIN_SMALL_RUN_SECONDS`] or its kernels take less time than its transfers, as
+/// long as the target's run, estimated from one probe run of the smallest size as
+/// proportional to the working set, stays under [`MAX_TARGET_RUN_SECONDS`]
+/// ([`plan_iterations`]). Returns the count and a note where the budget limited it.
 pub fn choose_iterations(
     case: &SuiteCase,
     workload: &dyn Workload,
@@ -196,23 +241,89 @@ pub fn choose_iterations(
         .first()
         .ok_or_else(|| WorkloadError::Invalid("a case needs small sizes".into()))?;
     let probe = workload.run(device, smallest, least, false)?;
-    let per_iteration = probe.total_seconds / least as f64;
-    if per_iteration.is_nan() || per_iteration <= 0.0 {
-        return Ok((least, None));
-    }
-    let needed = (MIN_SMALL_RUN_SECONDS / per_iteration).ceil() as usize;
     let growth =
         workload.bytes_needed(case.target) as f64 / workload.bytes_needed(smallest).max(1) as f64;
-    let allowed = (MAX_TARGET_RUN_SECONDS / (per_iteration * growth)).floor() as usize;
-    let iterations = needed.min(allowed).max(least);
-    let note = (needed > iterations).then(|| {
+    let Some(plan) = plan_iterations(probe.total_seconds, probe.kernel_seconds, least, growth)
+    else {
+        return Ok((least, None));
+    };
+    let note = (plan.needed > plan.iterations).then(|| {
         format!(
-            "{iterations} iterations: N = {smallest} runs {:.1} ms, under the {:.0} ms aimed for, because the target's runs would pass {MAX_TARGET_RUN_SECONDS} s",
-            per_iteration * iterations as f64 * 1e3,
+            "{} iterations: N = {smallest} runs {:.1} ms, its kernels {:.1} ms of it, under the {:.0} ms and the kernels' share aimed for, because the target's runs would pass {MAX_TARGET_RUN_SECONDS} s",
+            plan.iterations,
+            plan.small_run_seconds * 1e3,
+            plan.small_kernel_seconds * 1e3,
             MIN_SMALL_RUN_SECONDS * 1e3
         )
     });
-    Ok((iterations, note))
+    Ok((plan.iterations, note))
+}
+
+/// What [`plan_iterations`] chose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationPlan {
+    /// Iterations per run.
+    pub iterations: usize,
+    /// What the smallest size needed: its run at least [`MIN_SMALL_RUN_SECONDS`] and its
+    /// kernels at least as long as the rest of its run (transfers, host steps).
+    pub needed: usize,
+    /// The smallest size's run at `iterations`, seconds (estimated).
+    pub small_run_seconds: f64,
+    /// Its kernels' share of that run, seconds.
+    pub small_kernel_seconds: f64,
+}
+
+/// Iterations per run from a probe of the smallest size: `total` seconds over `least`
+/// iterations, `kernel` of them in kernels (the rest, transfers and host steps, is paid once
+/// per run), the target's working set `growth` times the smallest's. A run of k iterations
+/// takes `rest + k·kernel/least`, the target's `growth` times that. At least `least`; more
+/// until the smallest size's run reaches [`MIN_SMALL_RUN_SECONDS`] (counted, as before
+/// 2026-11-26, as k·total/least) and its kernels take as long as its transfers; never so
+/// many that the target's run passes [`MAX_TARGET_RUN_SECONDS`]. The second rule matters on a
+/// GPU, where a window in device memory uploads hundreds of megabytes for microseconds of
+/// kernel per iteration, and a total made of transfers would test the transfer estimate, not
+/// the kernels'. `None` for a probe without a positive time.
+pub fn plan_iterations(
+    total: f64,
+    kernel: f64,
+    least: usize,
+    growth: f64,
+) -> Option<IterationPlan> {
+    let least = least.max(1);
+    let l = least as f64;
+    if total.is_nan() || total <= 0.0 {
+        return None;
+    }
+    let per_iteration = total / l;
+    let kernel = if kernel.is_finite() {
+        kernel.clamp(0.0, total)
+    } else {
+        0.0
+    };
+    let rest = total - kernel;
+    let kernel_per_iteration = kernel / l;
+    let by_time = (MIN_SMALL_RUN_SECONDS / per_iteration).ceil() as usize;
+    let (by_share, allowed) = if kernel_per_iteration > 0.0 {
+        (
+            // (Less a hair, so that an exact ratio is not pushed up by its rounding.)
+            (rest / kernel_per_iteration - 1e-9).ceil() as usize,
+            ((MAX_TARGET_RUN_SECONDS / growth - rest) / kernel_per_iteration).floor() as usize,
+        )
+    } else {
+        (
+            0,
+            (MAX_TARGET_RUN_SECONDS / (per_iteration * growth)).floor() as usize,
+        )
+    };
+    let needed = by_time.max(by_share);
+    let iterations = needed.min(allowed).max(least);
+    let k = iterations as f64;
+    Some(IterationPlan {
+        iterations,
+        needed,
+        small_run_seconds: rest + k * kernel_per_iteration,
+        small_kernel_seconds: k * kernel_per_iteration,
+    })
 }
 
 /// Run one case: its small series, then its target, `case.iterations` per run.
@@ -597,6 +708,80 @@ mod tests {
         assert!(
             grown == t || adi.parallelism(grown / 8).is_some_and(|i| i as f64 >= h100),
             "{t} -> {grown}"
+        );
+    }
+
+    #[test]
+    fn iterations_reach_the_run_time_and_the_kernels_share_within_the_targets_budget() {
+        // A CPU's vadd at its smallest size: 1.8 ms over 10 iterations, 0.9 ms of kernels.
+        // 20 ms needs 112 iterations by the run time (10 by the kernels' share).
+        let cpu = plan_iterations(1.8e-3, 0.9e-3, 10, 8.0).expect("a plan");
+        assert_eq!((cpu.iterations, cpu.needed), (112, 112));
+        // A GPU's vadd with its window in device memory: 16 ms of transfers, 64 µs of kernel
+        // per iteration; the share needs 250 iterations, and the target (8× the bytes) still
+        // runs 8 × (16 ms + 250 × 64 µs) = 0.26 s.
+        let gpu = plan_iterations(16e-3 + 10.0 * 64e-6, 10.0 * 64e-6, 10, 8.0).expect("a plan");
+        assert_eq!((gpu.iterations, gpu.needed), (250, 250));
+        assert!((gpu.small_kernel_seconds - 0.016).abs() < 1e-9);
+        // The target's budget caps it: at 64× the bytes, 2 s allows
+        // (2/64 − 16 ms) / 64 µs = 238 iterations.
+        let capped = plan_iterations(16e-3 + 10.0 * 64e-6, 10.0 * 64e-6, 10, 64.0).expect("plan");
+        assert_eq!((capped.iterations, capped.needed), (238, 250));
+        // Never under `least`, and no plan from a probe that took no time.
+        assert_eq!(
+            plan_iterations(10.0, 9.0, 10, 1.0)
+                .expect("plan")
+                .iterations,
+            10
+        );
+        assert_eq!(plan_iterations(0.0, 0.0, 10, 1.0), None);
+    }
+
+    #[test]
+    fn on_a_gpu_the_window_moves_past_the_l2_where_device_memory_affords_it() {
+        // The H100 of 2026-11-26: 50 MiB of L2, 80 GB, n = 32,826 from the knee.
+        let (n, memory, floor) = (32_826.0, 80u64 << 30, 100u64 << 20);
+        for (name, before) in [("vadd", 1usize << 24), ("jacobi2d", 3628), ("sor-rb", 5124)] {
+            let w = lookup(name, None).expect("workload");
+            let t = target_with_window_in_memory(w.as_ref(), n, floor, memory / 4, before);
+            // The smallest small size is past twice the L2 and fills the device; the target
+            // fits a quarter of the memory and is no larger than it must be.
+            assert!(w.bytes_needed(t / 8) >= floor, "{name}: {t}");
+            assert!(w.parallelism(t / 8).is_none_or(|i| i as f64 >= n), "{name}");
+            assert!(w.bytes_needed(t) <= memory / 4, "{name}: {t}");
+            let step = if name == "vadd" { t / 2 } else { t - 8 };
+            assert!(
+                w.bytes_needed(step / 8) < floor,
+                "{name}: {t} is not the smallest"
+            );
+        }
+        // vadd: 2^27 (2^24 floats × 3 arrays, 192 MiB, at target / 8).
+        let vadd = lookup("vadd", None).expect("vadd");
+        assert_eq!(
+            target_with_window_in_memory(vadd.as_ref(), n, floor, memory / 4, 1 << 24),
+            1 << 27
+        );
+        // A 3-D grid's window would need 512 × the floor: its target stays; so does a
+        // target whose window is in memory already, and any under a cap too small.
+        let adi = lookup("adi", None).expect("adi");
+        assert_eq!(
+            target_with_window_in_memory(adi.as_ref(), n, floor, memory / 4, 236),
+            236
+        );
+        assert_eq!(
+            target_with_window_in_memory(vadd.as_ref(), n, floor, memory / 4, 1 << 28),
+            1 << 28
+        );
+        assert_eq!(
+            target_with_window_in_memory(vadd.as_ref(), n, floor, 1 << 30, 1 << 24),
+            1 << 24
+        );
+        // SOR's diagonals hold at most N cells: a window in memory (N ≥ 40,000) leaves its
+        // small sizes unsaturated, so the target does not grow for nothing.
+        let sor = lookup("sor", Some(crate::workloads::Layout::Reordered)).expect("sor");
+        assert_eq!(
+            target_with_window_in_memory(sor.as_ref(), n, floor, memory / 4, 3628),
+            3628
         );
     }
 }
