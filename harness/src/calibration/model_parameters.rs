@@ -214,7 +214,58 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
                 Some((phase.to_string(), points))
             })
             .collect(),
+        streaming_spread: streaming_spread(calibration),
     }
+}
+
+/// Per swept working set, how much faster than its median the streaming sweep's copy and
+/// triad samples ran in their fastest tenth: each sample's time over its own kernel's median
+/// time at that size, pooled, and the pool's median over its 10th percentile
+/// ([`DeviceFacts::streaming_spread`]). The 10th, not the 2.5th: one sample is one launch of
+/// milliseconds, a target's time the median of runs of a second or more, whose rate moves
+/// less (docs/models.md §2.4, "The fast end of the memory's rate"). Sizes with fewer than 20
+/// samples are left out.
+fn streaming_spread(calibration: &Calibration) -> Vec<(u64, f64)> {
+    let mut sizes: Vec<u64> = calibration
+        .bandwidth
+        .iter()
+        .flat_map(|b| &b.curves)
+        .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
+        .flat_map(|c| &c.points)
+        .map(|p| p.working_set_bytes as u64)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .filter_map(|bytes| {
+            let mut pooled = Vec::new();
+            for kernel in [StreamKernel::Copy, StreamKernel::Triad] {
+                let key = format!("bandwidth_{}_s/{bytes}", kernel.name());
+                let Some(samples) = calibration.samples.get(&key) else {
+                    continue;
+                };
+                let mut sorted: Vec<f64> = samples
+                    .iter()
+                    .copied()
+                    .filter(|t| t.is_finite() && *t > 0.0)
+                    .collect();
+                sorted.sort_by(f64::total_cmp);
+                if sorted.is_empty() {
+                    continue;
+                }
+                let median = crate::fit::stats::median_of_sorted(&sorted);
+                pooled.extend(sorted.iter().map(|t| t / median));
+            }
+            if pooled.len() < 20 {
+                return None;
+            }
+            pooled.sort_by(f64::total_cmp);
+            let fast = crate::fit::stats::quantile_of_sorted(&pooled, 0.1);
+            let median = crate::fit::stats::median_of_sorted(&pooled);
+            (fast > 0.0).then(|| (bytes, median / fast))
+        })
+        .collect()
 }
 
 /// The sweep's bandwidth at working set `bytes`: log-log interpolation between the points
@@ -253,6 +304,54 @@ fn last_cache_level(calibration: &Calibration) -> Option<(String, f64)> {
 mod tests {
     use super::*;
     use crate::calibration::test_fixture;
+
+    #[test]
+    fn the_streaming_spread_is_the_median_over_the_fastest_tenth_copy_and_triad_pooled() {
+        use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, BandwidthSweep};
+        let mut c = test_fixture();
+        let w = 64usize << 20;
+        let point = |gbps| BandwidthPoint {
+            working_set_bytes: w,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            passes: 1,
+            outliers: 0,
+        };
+        c.bandwidth = Some(BandwidthSweep {
+            executors: 2,
+            curves: vec![
+                BandwidthCurve {
+                    kernel: StreamKernel::Copy,
+                    points: vec![point(40.0)],
+                },
+                BandwidthCurve {
+                    kernel: StreamKernel::Triad,
+                    points: vec![point(30.0)],
+                },
+            ],
+            levels: Vec::new(),
+        });
+        // Copy's 21 samples: 2, 3, …, 22 ms (median 12 ms); triad's the same times × 3.
+        // Relative to their medians both are 2/12 … 22/12; pooled, the 10th percentile is
+        // 4/12 (rank 0.1 · 41 = 4.1 between 4/12 and 4/12), the median 1: spread 3.
+        let copy: Vec<f64> = (2..=22).map(|ms| ms as f64 * 1e-3).collect();
+        let triad: Vec<f64> = copy.iter().map(|t| 3.0 * t).collect();
+        c.samples
+            .insert(format!("bandwidth_copy_s/{w}"), copy.clone());
+        c.samples.insert(format!("bandwidth_triad_s/{w}"), triad);
+        let facts = window_facts(&c);
+        assert_eq!(facts.streaming_spread.len(), 1);
+        let (bytes, spread) = facts.streaming_spread[0];
+        assert_eq!(bytes, w as u64);
+        assert!((spread - 3.0).abs() < 1e-9, "{spread}");
+        assert_eq!(facts.streaming_spread_at(96 << 20), Some(spread));
+        // Too few samples: no spread.
+        c.samples
+            .insert(format!("bandwidth_triad_s/{w}"), Vec::new());
+        c.samples
+            .insert(format!("bandwidth_copy_s/{w}"), copy[..10].to_vec());
+        assert!(window_facts(&c).streaming_spread.is_empty());
+    }
 
     #[test]
     fn values_are_converted_to_seconds_and_named() {

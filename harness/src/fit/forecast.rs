@@ -351,17 +351,18 @@ pub fn forecast_calibrated(
     forecast_calibrated_bounded(series, target, moves, &[], launch)
 }
 
-/// [`forecast_calibrated`], its interval reaching also the estimate made with `slower` in
-/// place of `moves` (the same sizes moved to a slower rate at the target: device memory
-/// with no cache's help, docs/models.md §2.4); none where `slower` is empty. The interval
-/// also reaches the moves' bounds: overlapped, one after the other, and one after the other
-/// with a kernel phase that declares no bytes taken as all traffic (its estimate is not
-/// moved, since nothing measured says how much of it is traffic).
+/// [`forecast_calibrated`], its interval reaching also the estimates made with each of
+/// `others` in place of `moves` (the same sizes moved to another rate the target's level may
+/// run at: device memory with no cache's help, or as fast as the calibration's fastest
+/// samples, docs/models.md §2.4); none where `others` is empty. The interval also reaches
+/// the moves' bounds: overlapped, one after the other, and one after the other with a kernel
+/// phase that declares no bytes taken as all traffic (its estimate is not moved, since
+/// nothing measured says how much of it is traffic).
 pub fn forecast_calibrated_bounded(
     series: &SeriesMedians,
     target: f64,
     moves: &[LevelMove],
-    slower: &[LevelMove],
+    others: &[&[LevelMove]],
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
     let fixed = fixed_work_phases(series, moves);
@@ -372,15 +373,15 @@ pub fn forecast_calibrated_bounded(
         Ok(forecast)
     };
     let mut forecast = fit(moves, Overlap::Half)?;
-    // The two bounds of how compute and traffic combine bound the interval too, and so does
-    // the slower rate at the target.
+    // The two bounds of how compute and traffic combine bound the interval too, and so do
+    // the other rates the target's level may run at.
     let mut bounds = vec![
         fit(moves, Overlap::Full)?,
         fit(moves, Overlap::None)?,
         fit(moves, Overlap::AllTraffic)?,
     ];
-    if !slower.is_empty() {
-        bounds.push(fit(slower, Overlap::Half)?);
+    for other in others.iter().filter(|o| !o.is_empty()) {
+        bounds.push(fit(other, Overlap::Half)?);
     }
     for bound in bounds {
         for (p, b) in forecast.phases.iter_mut().zip(&bound.phases) {
@@ -1070,7 +1071,7 @@ mod tests {
         // Device memory 1.5× slower than the sweep said: the streaming work takes 1.5× as
         // long there; the interval reaches that, the estimate does not move.
         let bounded =
-            forecast_calibrated_bounded(&s, target, &moves(1.0), &moves(1.5), Seconds(LAUNCH))
+            forecast_calibrated_bounded(&s, target, &moves(1.0), &[&moves(1.5)], Seconds(LAUNCH))
                 .expect("fits");
         let (p, b) = (kernel(&plain), kernel(&bounded));
         assert_eq!(p.prediction_seconds, b.prediction_seconds);
@@ -1083,6 +1084,24 @@ mod tests {
             b.interval_seconds
         );
         assert_eq!(b.interval_seconds[0], p.interval_seconds[0]);
+        // A target level 2× slower than the window's, and as the calibration's fastest
+        // samples ran, 1.25× faster than its median (g = 1.6): the lower end reaches the time
+        // at that rate, the estimate and the upper end stay.
+        let two =
+            kernel(&forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits"));
+        let f = kernel(
+            &forecast_calibrated_bounded(&s, target, &moves(2.0), &[&moves(1.6)], Seconds(LAUNCH))
+                .expect("fits"),
+        );
+        let fast = launches + 1.6 * (time(target) - launches);
+        assert_eq!(f.prediction_seconds, two.prediction_seconds);
+        assert!(two.interval_seconds[0] > fast, "{:?}", two.interval_seconds);
+        assert!(
+            f.interval_seconds[0] <= fast * (1.0 + 1e-6),
+            "{:?} should reach {fast}",
+            f.interval_seconds
+        );
+        assert_eq!(f.interval_seconds[1], two.interval_seconds[1]);
     }
 
     #[test]

@@ -122,6 +122,15 @@ pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     }
 }
 
+/// The `q`-quantile (0 ≤ q ≤ 1) of an already sorted, non-empty slice, linearly
+/// interpolated between order statistics (the rank q·(n − 1), counted from 0).
+pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
+    let rank = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let lo = rank.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+}
+
 fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     let n = sorted.len();
     if n < 6 {
@@ -137,6 +146,18 @@ fn median_ci95(sorted: &[f64]) -> [f64; 2] {
 
 #[cfg(test)]
 mod tests {
+    use super::quantile_of_sorted;
+
+    #[test]
+    fn a_quantile_interpolates_between_order_statistics() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile_of_sorted(&v, 0.0), 1.0);
+        assert_eq!(quantile_of_sorted(&v, 0.5), 3.0);
+        assert_eq!(quantile_of_sorted(&v, 1.0), 5.0);
+        assert!((quantile_of_sorted(&v, 0.025) - 1.1).abs() < 1e-12);
+        assert_eq!(quantile_of_sorted(&[7.0], 0.3), 7.0);
+    }
+
     use super::*;
 
     #[test]

@@ -50,6 +50,12 @@ pub struct DeviceFacts {
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
+    /// How much faster than its median the streaming sweep ran in its fastest tenth of
+    /// samples, per swept working set (bytes): the median sample time over the 10th
+    /// percentile's, copy and triad pooled (each sample taken relative to its own kernel's
+    /// median); empty where the calibration kept no samples. On a shared machine the memory
+    /// level's rate moves from moment to moment, and a run made later may meet its fast end.
+    pub streaming_spread: Vec<(u64, f64)>,
 }
 
 impl DeviceFacts {
@@ -106,6 +112,37 @@ impl DeviceFacts {
     /// (an ADI sweep) can get where no prefetcher streams for it; `None` without a sweep.
     pub fn line_rate(&self, bytes: u64) -> Option<f64> {
         envelope_rate(&self.lines, bytes)
+    }
+
+    /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'
+    /// spreads within a factor of two of it (the nearest swept size's beyond the sweep's
+    /// ends), at least 1; `None` without samples.
+    pub fn streaming_spread_at(&self, bytes: u64) -> Option<f64> {
+        let near = |factor: f64| -> Vec<f64> {
+            let b = bytes as f64;
+            let mut v: Vec<f64> = self
+                .streaming_spread
+                .iter()
+                .filter(|p| (p.0 as f64) >= b / factor && (p.0 as f64) <= b * factor)
+                .map(|p| p.1)
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let mut v = near(2.0);
+        if v.is_empty() {
+            let nearest = self
+                .streaming_spread
+                .iter()
+                .filter(|p| p.1.is_finite() && p.1 > 0.0)
+                .min_by(|a, b| {
+                    let d = |p: &(u64, f64)| ((p.0 as f64).ln() - (bytes.max(1) as f64).ln()).abs();
+                    d(a).total_cmp(&d(b))
+                })?;
+            v = vec![nearest.1];
+        }
+        Some(crate::fit::stats::median_of_sorted(&v).max(1.0))
     }
 }
 
@@ -187,6 +224,7 @@ pub struct WindowChoice {
 ///     memory_floor: None,
 ///     lines: Vec::new(),
 ///     transfers: Vec::new(),
+///     streaming_spread: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -318,6 +356,7 @@ mod tests {
             memory_floor: None,
             lines: Vec::new(),
             transfers: Vec::new(),
+            streaming_spread: Vec::new(),
         }
     }
 
@@ -478,6 +517,7 @@ mod tests {
             memory_floor: None,
             lines: Vec::new(),
             transfers: Vec::new(),
+            streaming_spread: Vec::new(),
         };
         let spike = SizeFacts {
             anomaly: Some("N = 64: 4.1× the time per unit of work of N = 56 and 72".into()),
