@@ -52,6 +52,7 @@ runs=(
   "35 results/suite-2026-11-26e results/suite-2026-11-26e/calibrations"
   "36 results/suite-2026-11-26f results/suite-2026-11-26f/calibrations"
   "37 results/suite-2026-11-26g results/suite-2026-11-26g/calibrations"
+  "38 results/suite-2026-11-26h results/suite-2026-11-26h/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
