@@ -139,17 +139,38 @@ pub fn saturating_target(
     cap_bytes: u64,
     target: usize,
 ) -> usize {
-    let saturated = |n: usize| {
+    let saturated = smallest_small_size_fills(workload, executors);
+    grown_target(workload, cap_bytes, target, &saturated, &saturated)
+}
+
+/// Whether a target's smallest small size (target / 8) launches at least `executors` work
+/// items (a workload that does not count them is taken as filling the device).
+fn smallest_small_size_fills(
+    workload: &dyn Workload,
+    executors: f64,
+) -> impl Fn(usize) -> bool + '_ {
+    move |n: usize| {
         workload
             .parallelism(n / 8)
             .is_none_or(|items| items as f64 >= executors)
-    };
-    if saturated(target) {
+    }
+}
+
+/// `target` where `wanted` holds for it; else the smallest rounded target above it for which
+/// `wanted` holds and `also` too, within `cap_bytes`; else `target`.
+fn grown_target(
+    workload: &dyn Workload,
+    cap_bytes: u64,
+    target: usize,
+    wanted: &dyn Fn(usize) -> bool,
+    also: &dyn Fn(usize) -> bool,
+) -> usize {
+    if wanted(target) {
         return target;
     }
-    smallest_size_where(workload, cap_bytes, saturated)
+    smallest_size_where(workload, cap_bytes, wanted)
         .map(|n| round_target(workload, n.max(target)))
-        .filter(|&n| workload.bytes_needed(n) <= cap_bytes && saturated(n))
+        .filter(|&n| workload.bytes_needed(n) <= cap_bytes && wanted(n) && also(n))
         .unwrap_or(target)
 }
 
@@ -169,18 +190,8 @@ pub fn target_with_window_in_memory(
     target: usize,
 ) -> usize {
     let in_memory = |n: usize| workload.bytes_needed(n / 8) >= floor_bytes;
-    let saturated = |n: usize| {
-        workload
-            .parallelism(n / 8)
-            .is_none_or(|items| items as f64 >= executors)
-    };
-    if in_memory(target) {
-        return target;
-    }
-    smallest_size_where(workload, cap_bytes, in_memory)
-        .map(|n| round_target(workload, n.max(target)))
-        .filter(|&n| workload.bytes_needed(n) <= cap_bytes && in_memory(n) && saturated(n))
-        .unwrap_or(target)
+    let saturated = smallest_small_size_fills(workload, executors);
+    grown_target(workload, cap_bytes, target, &in_memory, &saturated)
 }
 
 /// The case for `workload`: its target above the largest cache (and, on a device with many
