@@ -143,7 +143,13 @@ where
     let band = |i: usize| n - i as f64 - 1.0;
     let height = 0.8 / k;
     let base = if min < 0.0 { 0.0 } else { min.max(0.0) };
-    let small = scale.font(TICK_PX * 0.6);
+    // The "none (…)" labels fit their bar's slot, so they never run into the bars beside.
+    let slot_px = {
+        let (_, top) = chart.backend_coord(&(base, 0.0));
+        let (_, bottom) = chart.backend_coord(&(base, height * 0.92));
+        f64::from((top - bottom).abs()) / scale.0
+    };
+    let small = scale.font((TICK_PX * 0.6).min(slot_px * 0.95));
     for j in 0..figure.series.len() {
         let color = render::color(j);
         let y0 = |i: usize| band(i) + 0.9 - (j as f64 + 1.0) * height;
