@@ -713,10 +713,19 @@ fn per_unit_estimate(
         let mean = amounts.iter().sum::<f64>() / n as f64;
         let sxx: f64 = amounts.iter().map(|b| (b - mean).powi(2)).sum();
         // The residual variance s², from the slope's standard error s/√Sxx; never less than
-        // the medians' own variance (five medians can fall on a line by chance).
+        // the medians' own variance (five medians can fall on a line by chance). Student's t
+        // goes with the variance used: the residual's has k − 2 degrees of freedom; the
+        // medians' own comes from their repeats, at least three a size, so 2 a size at the
+        // least (until 2026-11-26 t_{k−2} was used for both, 12.7 for a line through three
+        // sizes whose scatter was the repeats' own, docs/models.md §2.4).
         let measured = noise.map_or(0.0, |v| v.iter().sum::<f64>() / v.len().max(1) as f64);
-        let s2 = (line.slope_se.powi(2) * sxx).max(measured);
-        let half = super::linear::t_quantile_95(n - 2)
+        let residual = line.slope_se.powi(2) * sxx;
+        let (s2, dof) = if residual >= measured {
+            (residual, n - 2)
+        } else {
+            (measured, 2 * n)
+        };
+        let half = super::linear::t_quantile_95(dof)
             * (s2 * (1.0 + 1.0 / n as f64 + (at_target - mean).powi(2) / sxx)).sqrt();
         let at = line.slope * at_target + line.intercept;
         let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
@@ -1558,7 +1567,9 @@ mod tests {
         let (exact, [lo0, hi0]) = interval(&one_phase(&sizes, work, bytes));
         assert!((hi0 - lo0) / exact < 1e-3);
         // Medians known to ±10 % only: the line's residuals (zero) no longer set s², the
-        // medians' variance does, so the interval is at least ±10 %/1.96 · t₃ · √(1 + 1/5).
+        // medians' variance does, and with it Student's t of the repeats' degrees of freedom
+        // (2 a size, 10 here), not the line's (k − 2 = 3): the half-width is exactly
+        // t₁₀ · √(s² · (1 + 1/5 + (B − B̄)²/S_BB)).
         let (at, [lo, hi]) = interval(&one_phase_noisy(&sizes, work, bytes, 0.10, None));
         assert!(
             (at / exact - 1.0).abs() < 1e-9,
@@ -1569,8 +1580,15 @@ mod tests {
             .map(|&n| (0.10 * work(n as f64) / 1.96).powi(2))
             .sum::<f64>()
             / 5.0;
-        let least = crate::fit::linear::t_quantile_95(3) * (mean_var * 1.2).sqrt();
-        assert!(hi - at > least && at - lo > least, "{lo} {at} {hi} {least}");
+        let b: Vec<f64> = sizes.iter().map(|&n| bytes(n as f64)).collect();
+        let b_mean = b.iter().sum::<f64>() / 5.0;
+        let s_bb: f64 = b.iter().map(|x| (x - b_mean).powi(2)).sum();
+        let lever = 1.0 + 1.0 / 5.0 + (bytes(3200.0) - b_mean).powi(2) / s_bb;
+        let half = crate::fit::linear::t_quantile_95(10) * (mean_var * lever).sqrt();
+        assert!(
+            ((hi - at) / half - 1.0).abs() < 1e-6 && ((at - lo) / half - 1.0).abs() < 1e-6,
+            "{lo} {at} {hi} {half}"
+        );
         // A machine drifting 10 % from round to round: each side at least 1.96 × 10 %.
         let (at, [lo, hi]) = interval(&one_phase_noisy(
             &sizes,
