@@ -53,6 +53,7 @@ runs=(
   "36 results/suite-2026-11-26f results/suite-2026-11-26f/calibrations"
   "37 results/suite-2026-11-26g results/suite-2026-11-26g/calibrations"
   "38 results/suite-2026-11-26h results/suite-2026-11-26h/calibrations"
+  "39 results/suite-2026-11-26i results/suite-2026-11-26i/calibrations"
 )
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
