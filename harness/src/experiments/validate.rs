@@ -369,6 +369,18 @@ pub fn windowed_forecast(
     )
 }
 
+/// `moves` with the target's level streaming at `rate` (bytes per second) instead: each
+/// size's g = R(W_i) / rate; a size without a rate stays unmoved.
+fn at_target_rate(moves: &[LevelMove], rate: f64) -> Vec<LevelMove> {
+    moves
+        .iter()
+        .map(|m| LevelMove {
+            factor: if m.rate > 0.0 { m.rate / rate } else { 1.0 },
+            ..m.clone()
+        })
+        .collect()
+}
+
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
 /// unflagged, not overhead-dominated small size (launches × L at most [`OVERHEAD_LIMIT`] of
 /// its time, or [`RELAXED_OVERHEAD_LIMIT`] where fewer than three sizes pass that, with a
@@ -487,13 +499,7 @@ pub fn calibrated_forecast(
                 sig(floor * 1e-9, 3),
                 sig(rate * 1e-9, 3)
             ));
-            level_moves
-                .iter()
-                .map(|m| LevelMove {
-                    factor: if m.rate > 0.0 { m.rate / floor } else { 1.0 },
-                    ..m.clone()
-                })
-                .collect()
+            at_target_rate(&level_moves, floor)
         }
         _ => Vec::new(),
     };
@@ -507,17 +513,7 @@ pub fn calibrated_forecast(
                 "the sweep's fastest tenth of samples at the target's working set ran {} % above its median: the interval reaches the time at that rate",
                 sig((spread - 1.0) * 100.0, 2)
             ));
-            level_moves
-                .iter()
-                .map(|m| LevelMove {
-                    factor: if m.rate > 0.0 {
-                        m.rate / (rate * spread)
-                    } else {
-                        1.0
-                    },
-                    ..m.clone()
-                })
-                .collect()
+            at_target_rate(&level_moves, rate * spread)
         }
         _ => Vec::new(),
     };
