@@ -118,31 +118,26 @@ impl DeviceFacts {
     /// spreads within a factor of two of it (the nearest swept size's beyond the sweep's
     /// ends), at least 1; `None` without samples.
     pub fn streaming_spread_at(&self, bytes: u64) -> Option<f64> {
-        let near = |factor: f64| -> Vec<f64> {
-            let b = bytes as f64;
-            let mut v: Vec<f64> = self
-                .streaming_spread
-                .iter()
-                .filter(|p| (p.0 as f64) >= b / factor && (p.0 as f64) <= b * factor)
-                .map(|p| p.1)
-                .filter(|x| x.is_finite() && *x > 0.0)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v
-        };
-        let mut v = near(2.0);
-        if v.is_empty() {
-            let nearest = self
-                .streaming_spread
+        let usable = || {
+            self.streaming_spread
                 .iter()
                 .filter(|p| p.1.is_finite() && p.1 > 0.0)
-                .min_by(|a, b| {
-                    let d = |p: &(u64, f64)| ((p.0 as f64).ln() - (bytes.max(1) as f64).ln()).abs();
-                    d(a).total_cmp(&d(b))
-                })?;
-            v = vec![nearest.1];
+        };
+        let b = bytes.max(1) as f64;
+        let mut near: Vec<f64> = usable()
+            .filter(|p| (p.0 as f64) >= b / 2.0 && (p.0 as f64) <= b * 2.0)
+            .map(|p| p.1)
+            .collect();
+        if near.is_empty() {
+            let distance = |p: &&(u64, f64)| ((p.0 as f64).ln() - b.ln()).abs();
+            near.push(
+                usable()
+                    .min_by(|x, y| distance(x).total_cmp(&distance(y)))?
+                    .1,
+            );
         }
-        Some(crate::fit::stats::median_of_sorted(&v).max(1.0))
+        near.sort_by(f64::total_cmp);
+        Some(crate::fit::stats::median_of_sorted(&near).max(1.0))
     }
 }
 
