@@ -140,6 +140,13 @@ weight = "T"
         .output()
         .unwrap();
     assert!(error_line(&out).contains("describes no built-in kernel"));
+
+    let out = harness()
+        .args(["validate-maxplus", "--sizes", "64", "--min-run-ms=-1"])
+        .arg(repo("kernels/graphs/triad.toml"))
+        .output()
+        .unwrap();
+    assert!(error_line(&out).contains("--min-run-ms"), "{out:?}");
 }
 
 #[test]
@@ -160,6 +167,8 @@ fn validate_maxplus_on_the_host_writes_results_beside_the_calibration() {
             "2",
             "--repeat",
             "3",
+            "--min-run-ms",
+            "1",
         ])
         .arg("--calibration")
         .arg(&calibration)
@@ -179,6 +188,12 @@ fn validate_maxplus_on_the_host_writes_results_beside_the_calibration() {
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     assert_eq!(result["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(result["min_kernel_seconds"].as_f64(), Some(1e-3));
+    // Two iterations of a triad over 2^12 floats take microseconds, not a millisecond: the
+    // size gets more, from its warm-up run.
+    for row in result["rows"].as_array().unwrap() {
+        assert!(row["iterations"].as_u64().unwrap() > 2, "{row}");
+    }
     assert_eq!(
         std::fs::read_to_string(csv).unwrap().lines().count(),
         1 + 2 * 5

@@ -9,7 +9,9 @@ use clap::Args;
 use harness::backend::{discover, DeviceSelector};
 use harness::calibration::model_parameters::ModelInputs;
 use harness::calibration::{default_path, Calibration};
-use harness::experiments::validate_maxplus::{kernel_for, validate_maxplus, MaxPlusRunOptions};
+use harness::experiments::validate_maxplus::{
+    kernel_for, validate_maxplus, MaxPlusRunOptions, MIN_KERNEL_SECONDS,
+};
 use harness::model::maxplus::summary::summarise;
 use harness::model::maxplus::{predict_iteration, KernelGraph, LaunchPlan, Parameters};
 use harness::report::maxplus::{graph_report, inputs_table, predictions_table, validation_report};
@@ -193,9 +195,15 @@ pub struct ValidateMaxplusArgs {
     /// Simultaneous executors n (default: the calibration's).
     #[arg(long = "n-exec", value_name = "N")]
     pub n_exec: Option<u64>,
-    /// Iterations per run.
+    /// Iterations per run, at least: a size whose kernels would take less than --min-run-ms
+    /// per run gets more (from its warm-up run), since a run of microseconds measures what
+    /// starting the kernel costs as much as the kernel.
     #[arg(long, default_value_t = 10, value_parser = super::at_least_one)]
     pub iters: usize,
+    /// The least time one timed run's kernels should take, milliseconds; 0 runs exactly
+    /// --iters iterations at every size.
+    #[arg(long = "min-run-ms", value_name = "MS", default_value_t = 1e3 * MIN_KERNEL_SECONDS, value_parser = non_negative_ms)]
+    pub min_run_ms: f64,
     /// Timed runs per size (after one verified warm-up run).
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
@@ -256,6 +264,7 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
         executors,
         sizes: args.sizes.clone(),
         iterations: args.iters,
+        min_kernel_seconds: args.min_run_ms * 1e-3,
         repeats: args.repeat,
     };
     let stem = calibration_stem(&calibration_path, graph.name());
@@ -280,6 +289,15 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A duration in milliseconds, 0 or more and finite.
+fn non_negative_ms(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(_) => Err("must be a finite number of milliseconds, 0 or more".into()),
+        Err(_) => Err(format!("`{text}` is not a number")),
+    }
 }
 
 /// `<calibration without .json>.maxplus.<graph>`, beside the calibration.

@@ -7,7 +7,10 @@
 //! I instances of s dependent steps each takes s·⌈I/n⌉ rounds of the graph's time. The
 //! measured time is the median over repeats of the kernel phases' device time per iteration
 //! (other phases, such as EPS resets and transposes, are not what the graph describes); the
-//! repeats run in rounds over all sizes, as the fractal series do.
+//! repeats run in rounds over all sizes, as the fractal series do. Each size runs enough
+//! iterations for its kernels to take [`MIN_KERNEL_SECONDS`] per run, since what the model
+//! predicts is an iteration of a kernel that keeps running, and a run of a few microseconds
+//! measures what it costs to start one (the host's worker threads waking, for one) as much.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +25,17 @@ use crate::model::maxplus::{
 };
 use crate::workloads::registry::lookup;
 use crate::workloads::{Layout, Workload, WorkloadError};
+
+/// The least time one timed run's kernels should take, seconds, where the options ask for it
+/// ([`MaxPlusRunOptions::min_kernel_seconds`]): the validation suite's least run time
+/// ([`super::suite::MIN_SMALL_RUN_SECONDS`]). Ten iterations of a triad over 2^16 floats take
+/// about 50 µs on the 2-vCPU AMD EPYC, and a run that short measured 12.9 µs per iteration where
+/// runs of a thousand iterations measured 2.8–5.8 µs: the workers' wake-up at a run's start,
+/// spread over ten iterations.
+pub const MIN_KERNEL_SECONDS: f64 = super::suite::MIN_SMALL_RUN_SECONDS;
+
+/// The most iterations one run is given, however short its kernels.
+pub const MAX_ITERATIONS: usize = 1_000_000;
 
 /// A shipped graph and the workload kernel it describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -106,6 +120,10 @@ pub struct MaxPlusRow {
     pub instances: u64,
     /// Launches per iteration.
     pub launches: usize,
+    /// Iterations per timed run at this size (0 in files written before 2026-11-26, whose
+    /// runs all had the validation's `iterations`).
+    #[serde(default)]
+    pub iterations: usize,
     /// The kernel phases' median device time per iteration, seconds.
     pub measured_seconds: f64,
     /// Its 95 % CI.
@@ -140,8 +158,11 @@ pub struct MaxPlusValidation {
     pub inputs: ModelInputs,
     /// The executor count n used.
     pub executors: u64,
-    /// Iterations per run.
+    /// Iterations per run at least (each size's own count is in its row).
     pub iterations: usize,
+    /// The least time each timed run's kernels were given, seconds (0: every run had
+    /// `iterations`).
+    pub min_kernel_seconds: f64,
     /// Runs per size.
     pub repeats: usize,
     /// Sizes that were skipped, with the reason.
@@ -163,10 +184,28 @@ pub struct MaxPlusRunOptions {
     pub executors: u64,
     /// Sizes to run.
     pub sizes: Vec<usize>,
-    /// Iterations per run.
+    /// Iterations per run at least.
     pub iterations: usize,
+    /// More iterations where a size's kernels would take less than this per run, seconds
+    /// (from the warm-up run; 0: exactly `iterations`). [`MIN_KERNEL_SECONDS`] by default.
+    pub min_kernel_seconds: f64,
     /// Runs per size (after one verified warm-up run).
     pub repeats: usize,
+}
+
+/// Iterations for one size's timed runs: `least`, or more where its kernels take
+/// `per_iteration` seconds each and `least` of them would take less than `min_seconds`;
+/// never more than [`MAX_ITERATIONS`].
+pub fn iterations_for(per_iteration: f64, least: usize, min_seconds: f64) -> usize {
+    let least = least.max(1);
+    if !(per_iteration > 0.0 && min_seconds > 0.0 && per_iteration.is_finite()) {
+        return least;
+    }
+    let wanted = (min_seconds / per_iteration).ceil();
+    if wanted >= MAX_ITERATIONS as f64 {
+        return MAX_ITERATIONS.max(least);
+    }
+    (wanted as usize).max(least)
 }
 
 /// Run the graph's kernel at each size and compare with every variant's prediction. A size
@@ -236,20 +275,21 @@ pub fn validate_maxplus(
         &mut progress,
     )?;
     let mut rows = Vec::new();
-    for ((size, predictions), measured) in planned.into_iter().zip(measured) {
+    for ((size, predictions), (measured, iterations)) in planned.into_iter().zip(measured) {
         let launches = kernel.plan.launches(size);
         let errors = predictions
             .iter()
             .map(|p| (p.seconds - measured.median).abs() / measured.median * 100.0)
             .collect();
         progress(&format!(
-            "N = {size}: measured {:.4e} s per iteration",
+            "N = {size}: measured {:.4e} s per iteration ({iterations} per run)",
             measured.median
         ));
         rows.push(MaxPlusRow {
             size,
             instances: launches.iter().map(|l| l.instances * l.steps).sum(),
             launches: launches.len(),
+            iterations,
             measured_seconds: measured.median,
             measured_ci95: measured.ci95,
             predictions,
@@ -269,6 +309,7 @@ pub fn validate_maxplus(
         inputs: options.inputs.clone(),
         executors: options.executors,
         iterations: options.iterations,
+        min_kernel_seconds: options.min_kernel_seconds,
         repeats: options.repeats,
         skipped,
         rows,
@@ -281,10 +322,11 @@ fn model_error(e: MaxPlusError) -> WorkloadError {
     WorkloadError::Invalid(e.to_string())
 }
 
-/// A verified warm-up run of every size, then `repeats` rounds that each run every size once
-/// (a, b, c, a, b, c, …), so that a slow spell of a shared machine lands on all sizes alike
-/// rather than on whichever size was being measured; per size, the kernel phases per
-/// iteration.
+/// A verified warm-up run of every size, which also sets its iterations per run
+/// ([`iterations_for`]), then `repeats` rounds that each run every size once (a, b, c, a, b,
+/// c, …), so that a slow spell of a shared machine lands on all sizes alike rather than on
+/// whichever size was being measured; per size, the kernel phases' time per iteration and the
+/// iterations per run.
 fn measure(
     workload: &dyn Workload,
     kernel: &GraphKernel,
@@ -292,9 +334,17 @@ fn measure(
     sizes: &[usize],
     options: &MaxPlusRunOptions,
     progress: &mut impl FnMut(&str),
-) -> Result<Vec<Summary>, WorkloadError> {
+) -> Result<Vec<(Summary, usize)>, WorkloadError> {
+    let least = options.iterations.max(1);
+    let mut iterations = Vec::with_capacity(sizes.len());
     for &size in sizes {
-        workload.run(device, size, options.iterations, true)?;
+        let warm = workload.run(device, size, least, true)?;
+        let per_iteration = kernel_seconds(kernel, size, &warm.phases)? / least as f64;
+        iterations.push(iterations_for(
+            per_iteration,
+            least,
+            options.min_kernel_seconds,
+        ));
     }
     let mut samples = vec![Vec::with_capacity(options.repeats); sizes.len()];
     for round in 1..=options.repeats {
@@ -303,30 +353,42 @@ fn measure(
             options.repeats,
             sizes.len()
         ));
-        for (&size, samples) in sizes.iter().zip(&mut samples) {
-            let run = workload.run(device, size, options.iterations, false)?;
-            let seconds: f64 = run
-                .phases
-                .iter()
-                .filter(|p| kernel.phases.contains(&p.name.as_str()))
-                .map(|p| p.seconds)
-                .sum();
-            if seconds <= 0.0 {
-                return Err(WorkloadError::Invalid(format!(
-                    "{} at N = {size}: no time recorded in phases {:?}",
-                    kernel.workload, kernel.phases
-                )));
-            }
-            samples.push(seconds / options.iterations as f64);
+        for ((&size, &k), samples) in sizes.iter().zip(&iterations).zip(&mut samples) {
+            let run = workload.run(device, size, k, false)?;
+            samples.push(kernel_seconds(kernel, size, &run.phases)? / k as f64);
         }
     }
     sizes
         .iter()
         .zip(&samples)
-        .map(|(size, samples)| {
-            Summary::new(samples).map_err(|e| WorkloadError::Invalid(format!("N = {size}: {e}")))
+        .zip(iterations)
+        .map(|((size, samples), k)| {
+            Summary::new(samples)
+                .map(|s| (s, k))
+                .map_err(|e| WorkloadError::Invalid(format!("N = {size}: {e}")))
         })
         .collect()
+}
+
+/// The time of a run's phases that hold the graph's kernel, seconds; an error where they
+/// recorded none.
+fn kernel_seconds(
+    kernel: &GraphKernel,
+    size: usize,
+    phases: &[crate::workloads::PhaseTiming],
+) -> Result<f64, WorkloadError> {
+    let seconds: f64 = phases
+        .iter()
+        .filter(|p| kernel.phases.contains(&p.name.as_str()))
+        .map(|p| p.seconds)
+        .sum();
+    if seconds <= 0.0 {
+        return Err(WorkloadError::Invalid(format!(
+            "{} at N = {size}: no time recorded in phases {:?}",
+            kernel.workload, kernel.phases
+        )));
+    }
+    Ok(seconds)
 }
 
 fn variant_errors(rows: &[MaxPlusRow]) -> Vec<VariantError> {
@@ -364,6 +426,7 @@ impl Exportable for MaxPlusValidation {
             "size",
             "instances",
             "launches",
+            "iterations",
             "model",
             "published",
             "predicted_s",
@@ -379,6 +442,7 @@ impl Exportable for MaxPlusValidation {
                     r.size.to_string(),
                     r.instances.to_string(),
                     r.launches.to_string(),
+                    r.iterations.to_string(),
                     p.model.clone(),
                     p.published.to_string(),
                     p.seconds.to_string(),
@@ -415,12 +479,27 @@ mod tests {
     }
 
     #[test]
+    fn a_short_kernel_gets_iterations_enough_for_its_least_run_time() {
+        // 5 µs per iteration: 20 ms takes 4000 of them.
+        assert_eq!(iterations_for(5e-6, 10, 0.02), 4000);
+        // A long kernel keeps the least; so does every size with no least run time.
+        assert_eq!(iterations_for(0.01, 10, 0.02), 10);
+        assert_eq!(iterations_for(5e-6, 10, 0.0), 10);
+        // No time measured (or none usable) keeps the least, and never fewer than one.
+        assert_eq!(iterations_for(0.0, 3, 0.02), 3);
+        assert_eq!(iterations_for(f64::NAN, 0, 0.02), 1);
+        // However short, never more than the cap.
+        assert_eq!(iterations_for(1e-15, 10, 0.02), MAX_ITERATIONS);
+    }
+
+    #[test]
     fn host_run_measures_and_scores_every_variant() {
         let options = MaxPlusRunOptions {
             executors: inputs().executors(),
             inputs: inputs(),
             sizes: vec![1 << 12, 1 << 14],
             iterations: 2,
+            min_kernel_seconds: 0.0,
             repeats: 3,
         };
         let v = validate_maxplus(
@@ -432,6 +511,10 @@ mod tests {
         .expect("runs on the host");
         assert_eq!(v.rows.len(), 2);
         for r in &v.rows {
+            assert_eq!(
+                r.iterations, 2,
+                "no least run time: exactly the iterations asked"
+            );
             assert!(r.measured_seconds > 0.0);
             assert_eq!(r.predictions.len(), 5);
             assert!(r.abs_percent_errors.iter().all(|e| e.is_finite()));

@@ -90,22 +90,35 @@ pub fn validation_report(v: &MaxPlusValidation) -> String {
     let Some(first) = v.rows.first() else {
         return format!("no size could be measured: {}\n", v.skipped.join("; "));
     };
-    let header = ["N".to_string(), "measured s".to_string()]
-        .into_iter()
-        .chain(first.predictions.iter().map(|p| {
-            let star = if p.published { "" } else { "*" };
-            format!("{}{star} (err %)", p.model)
-        }));
+    let header = [
+        "N".to_string(),
+        "iters".to_string(),
+        "measured s".to_string(),
+    ]
+    .into_iter()
+    .chain(first.predictions.iter().map(|p| {
+        let star = if p.published { "" } else { "*" };
+        format!("{}{star} (err %)", p.model)
+    }));
     let mut t = Table::new(header);
     for r in &v.rows {
-        let cells = [r.size.to_string(), sig(r.measured_seconds, 4)]
-            .into_iter()
-            .chain(
-                r.predictions
-                    .iter()
-                    .zip(&r.abs_percent_errors)
-                    .map(|(p, e)| format!("{} ({e:.0})", sig(p.seconds, 3))),
-            );
+        let iterations = if r.iterations > 0 {
+            r.iterations
+        } else {
+            v.iterations
+        };
+        let cells = [
+            r.size.to_string(),
+            iterations.to_string(),
+            sig(r.measured_seconds, 4),
+        ]
+        .into_iter()
+        .chain(
+            r.predictions
+                .iter()
+                .zip(&r.abs_percent_errors)
+                .map(|(p, e)| format!("{} ({e:.0})", sig(p.seconds, 3))),
+        );
         t.row(cells);
     }
     let mut errors = Table::new(["model", "kind", "mean %", "median %", "max %"]);
