@@ -18,7 +18,9 @@
 //! find its block in its core's cache, a sample is one launch of one pass over data the
 //! previous launch left warm (what a kernel of that size gets, launch cost included). The
 //! working sets are measured in rounds (a few samples of each, then again from the smallest)
-//! so that drift of a shared machine reaches every point and its interval. The bandwidth is
+//! so that drift of a shared machine reaches every point and its interval, each visit warmed
+//! for [`VISIT_WARMUP_SECONDS`](super::sampling::VISIT_WARMUP_SECONDS) before its samples (a
+//! rate a kernel keeps, not the first launches' after another working set). The bandwidth is
 //! the bytes moved over the median. Each kernel's output is checked against the
 //! host after its measurement. The points are then grouped by the latency sweep's levels.
 //!

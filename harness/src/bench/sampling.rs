@@ -19,7 +19,21 @@ pub struct SamplingPlan {
     pub target_relative_ci: f64,
     /// Stop sampling one quantity after this many seconds of wall time.
     pub max_seconds: f64,
+    /// In [`measure_in_rounds`], the least time each visit spends on discarded runs before
+    /// its samples, seconds (0 in calibrations made before 2026-11-26, whose visits discarded
+    /// `warmup` runs only). A few launches are not enough on a CPU: on the 2-vCPU AMD EPYC the
+    /// bandwidth sweep's triad, two discarded launches a visit, measured 90–175 GB/s from
+    /// 256 KiB to 16 MiB, where visits warmed for 1, 2 or 5 ms measured 190–315 GB/s (alike
+    /// for the three; at 128 MiB 53–92 GB/s either way, as the memory's rate moved), and the
+    /// max-plus validation's triad over 3 MB, run 20 ms at a time, streamed at about
+    /// 230 GB/s. A kernel that keeps running gets the warmed rate, and that is the rate a
+    /// prediction of one needs.
+    #[serde(default)]
+    pub visit_warmup_seconds: f64,
 }
+
+/// [`SamplingPlan::visit_warmup_seconds`] of the full and quick plans.
+pub const VISIT_WARMUP_SECONDS: f64 = 2e-3;
 
 impl SamplingPlan {
     /// The full plan: ±2 % on the median, 10–200 samples, at most 2 s per quantity.
@@ -30,6 +44,7 @@ impl SamplingPlan {
             max_runs: 200,
             target_relative_ci: 0.02,
             max_seconds: 2.0,
+            visit_warmup_seconds: VISIT_WARMUP_SECONDS,
         }
     }
 
@@ -41,6 +56,7 @@ impl SamplingPlan {
             max_runs: 30,
             target_relative_ci: 0.05,
             max_seconds: 0.3,
+            visit_warmup_seconds: VISIT_WARMUP_SECONDS,
         }
     }
 }
@@ -99,7 +115,8 @@ const MIN_ROUNDS: usize = 3;
 /// lands on all of them alike instead of on whichever was being measured, and each
 /// quantity's interval shows the drift over the whole measurement, not one moment of it.
 /// `run(i)` takes one sample of quantity `i`; each visit starts with `plan.warmup` (at least
-/// one) discarded runs, since the runs before it were of another quantity. Rounds continue
+/// one) discarded runs, and more until `plan.visit_warmup_seconds` have passed, since the
+/// runs before it were of another quantity. Rounds continue
 /// until every quantity has `plan.min_runs` samples over at least three rounds and its CI
 /// target is met, or a quantity reaches `plan.max_runs`, or `plan.max_seconds` per quantity
 /// have passed.
@@ -114,8 +131,13 @@ pub fn measure_in_rounds(
     let mut rounds = 0;
     loop {
         for (i, samples) in samples.iter_mut().enumerate() {
-            for _ in 0..plan.warmup.max(1) {
+            let visit = std::time::Instant::now();
+            let mut discarded = 0;
+            while discarded < plan.warmup.max(1)
+                || visit.elapsed().as_secs_f64() < plan.visit_warmup_seconds
+            {
                 run(i)?;
+                discarded += 1;
             }
             for _ in 0..SAMPLES_PER_ROUND {
                 samples.push(run(i)?);
@@ -169,7 +191,11 @@ mod tests {
     fn rounds_visit_every_quantity_in_turn_with_a_warm_up_each_time() {
         let names = vec!["a".to_string(), "b".to_string()];
         let mut order = Vec::new();
-        let measured = measure_in_rounds(&SamplingPlan::full(), &names, |i| {
+        let plan = SamplingPlan {
+            visit_warmup_seconds: 0.0,
+            ..SamplingPlan::full()
+        };
+        let measured = measure_in_rounds(&plan, &names, |i| {
             order.push(i);
             Ok(1.0 + i as f64)
         })
@@ -181,6 +207,37 @@ mod tests {
         assert_eq!(measured[0].samples.len(), 10);
         assert_eq!(measured[1].summary.median, 2.0);
         assert!(measured.iter().all(|m| m.converged));
+    }
+
+    #[test]
+    fn each_visit_discards_runs_for_its_warm_up_time_before_sampling() {
+        // Runs of 1 ms against a 5 ms warm-up: at least five discarded a visit, where the
+        // count alone would discard two.
+        let names = vec!["a".to_string(), "b".to_string()];
+        let plan = SamplingPlan {
+            max_runs: 2,
+            min_runs: 2,
+            visit_warmup_seconds: 5e-3,
+            ..SamplingPlan::full()
+        };
+        let mut order = Vec::new();
+        measure_in_rounds(&plan, &names, |i| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            order.push(i);
+            Ok(1.0)
+        })
+        .unwrap();
+        let first_visit = order.iter().take_while(|&&i| i == 0).count();
+        assert!(first_visit >= 5 + 2, "{order:?}");
+        assert!(first_visit < 5 * 10, "{order:?}");
+        assert_eq!(
+            SamplingPlan::full().visit_warmup_seconds,
+            VISIT_WARMUP_SECONDS
+        );
+        assert_eq!(
+            SamplingPlan::quick().visit_warmup_seconds,
+            VISIT_WARMUP_SECONDS
+        );
     }
 
     #[test]
