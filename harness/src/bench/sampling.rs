@@ -22,12 +22,12 @@ pub struct SamplingPlan {
     /// In [`measure_in_rounds`], the least time each visit spends on discarded runs before
     /// its samples, seconds (0 in calibrations made before 2026-11-26, whose visits discarded
     /// `warmup` runs only). A few launches are not enough on a CPU: on the 2-vCPU AMD EPYC the
-    /// bandwidth sweep's triad, two discarded launches a visit, measured 90–175 GB/s from
-    /// 256 KiB to 16 MiB, where visits warmed for 1, 2 or 5 ms measured 190–315 GB/s (alike
-    /// for the three; at 128 MiB 53–92 GB/s either way, as the memory's rate moved), and the
-    /// max-plus validation's triad over 3 MB, run 20 ms at a time, streamed at about
-    /// 230 GB/s. A kernel that keeps running gets the warmed rate, and that is the rate a
-    /// prediction of one needs.
+    /// bandwidth sweep's triad, two discarded launches a visit, measured 106–146 GB/s from
+    /// 2 to 16 MiB, where visits warmed for 1, 2 or 5 ms measured 192–277 GB/s (alike for the
+    /// three; at 128 MiB 52–92 GB/s either way, as the memory's rate moved), and the max-plus
+    /// validation's triad over 3 MB, run 20 ms at a time, streamed at about 230 GB/s. A kernel
+    /// that keeps running gets the warmed rate, and that is the rate a prediction of one
+    /// needs.
     #[serde(default)]
     pub visit_warmup_seconds: f64,
 }

@@ -201,11 +201,11 @@ pub fn iterations_for(per_iteration: f64, least: usize, min_seconds: f64) -> usi
     if !(per_iteration > 0.0 && min_seconds > 0.0 && per_iteration.is_finite()) {
         return least;
     }
-    let wanted = (min_seconds / per_iteration).ceil();
-    if wanted >= MAX_ITERATIONS as f64 {
-        return MAX_ITERATIONS.max(least);
-    }
-    (wanted as usize).max(least)
+    // (A float-to-integer cast saturates, and the cap comes first.)
+    let wanted = (min_seconds / per_iteration)
+        .ceil()
+        .min(MAX_ITERATIONS as f64) as usize;
+    wanted.max(least)
 }
 
 /// Run the graph's kernel at each size and compare with every variant's prediction. A size
