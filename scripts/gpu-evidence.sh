@@ -30,7 +30,10 @@
 # with a time limit 70 s above the budget (the second run took 347 s of its 500; its suite
 # 146 s). Since 2026-11-26 the suite's GPU plan grows vadd, triad, jacobi2d and sor-rb until
 # their windows run in device memory (docs/models.md §2.5): expect the suite to take about a
-# minute longer (two targets of 6.7 GB to upload), not yet measured on a GPU.
+# minute longer (two targets of 6.7 GB to upload), not yet measured on a GPU. Also since then
+# the bandwidth sweep warms each visit of a working set for 2 ms (a few seconds more per
+# calibration) and validate-maxplus runs each size for at least 20 ms per timed run (about a
+# second more per graph).
 set -uo pipefail
 DEVICE=cuda
 BUDGET=540
