@@ -30,9 +30,19 @@ pub struct SamplingPlan {
     /// needs.
     #[serde(default)]
     pub visit_warmup_seconds: f64,
+    /// In [`measure`] (a quantity measured alone: one point of the serialization sweeps, of
+    /// the latency chase, a transfer size, the launch overhead), the least time spent on
+    /// discarded runs before its samples, seconds (0 in calibrations made before the evening
+    /// of 2026-11-26, which discarded `warmup` runs only). The same lack as the sweep's: on
+    /// the 2-vCPU AMD EPYC the strided read sweep, whose lines give the calibrated variant's
+    /// line rate, measured 74–126 GB/s from 768 KiB to 12 MiB in one quick calibration and
+    /// 133–205 in the next, two discarded launches a point; warmed for 2 ms, 144–219 in both.
+    #[serde(default)]
+    pub point_warmup_seconds: f64,
 }
 
-/// [`SamplingPlan::visit_warmup_seconds`] of the full and quick plans.
+/// [`SamplingPlan::visit_warmup_seconds`] and [`SamplingPlan::point_warmup_seconds`] of the
+/// full and quick plans.
 pub const VISIT_WARMUP_SECONDS: f64 = 2e-3;
 
 impl SamplingPlan {
@@ -45,6 +55,7 @@ impl SamplingPlan {
             target_relative_ci: 0.02,
             max_seconds: 2.0,
             visit_warmup_seconds: VISIT_WARMUP_SECONDS,
+            point_warmup_seconds: VISIT_WARMUP_SECONDS,
         }
     }
 
@@ -57,6 +68,7 @@ impl SamplingPlan {
             target_relative_ci: 0.05,
             max_seconds: 0.3,
             visit_warmup_seconds: VISIT_WARMUP_SECONDS,
+            point_warmup_seconds: VISIT_WARMUP_SECONDS,
         }
     }
 }
@@ -72,14 +84,19 @@ pub struct Measured {
     pub converged: bool,
 }
 
-/// Run `run` under `plan` and summarise. `name` labels errors.
+/// Run `run` under `plan` and summarise: `plan.warmup` discarded runs, and more until
+/// `plan.point_warmup_seconds` have passed, then samples until the median's interval is
+/// narrow enough or a cap is hit. `name` labels errors.
 pub fn measure(
     plan: &SamplingPlan,
     name: &str,
     mut run: impl FnMut() -> Result<f64, BenchError>,
 ) -> Result<Measured, BenchError> {
-    for _ in 0..plan.warmup {
+    let warming = std::time::Instant::now();
+    let mut discarded = 0;
+    while discarded < plan.warmup || warming.elapsed().as_secs_f64() < plan.point_warmup_seconds {
         run()?;
+        discarded += 1;
     }
     let start = std::time::Instant::now();
     let mut samples = Vec::with_capacity(plan.min_runs);
@@ -185,6 +202,49 @@ mod tests {
         let m = measure(&SamplingPlan::full(), "x", || Ok(1.0)).unwrap();
         assert!(m.converged);
         assert_eq!(m.samples.len(), 10);
+    }
+
+    #[test]
+    fn a_quantity_measured_alone_discards_runs_for_its_warm_up_time_first() {
+        // Runs of 1 ms against a 5 ms warm-up: at least five discarded, where the count
+        // alone would discard two; none sampled before the warm-up has passed.
+        let plan = SamplingPlan {
+            point_warmup_seconds: 5e-3,
+            ..SamplingPlan::full()
+        };
+        let start = std::time::Instant::now();
+        let mut calls = Vec::new();
+        let m = measure(&plan, "x", || {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            calls.push(start.elapsed().as_secs_f64());
+            Ok(1.0)
+        })
+        .unwrap();
+        let discarded = calls.len() - m.samples.len();
+        assert!(discarded >= 5, "{discarded} discarded");
+        assert!(discarded < 50, "{discarded} discarded");
+        assert!(calls[discarded - 1] >= 5e-3, "{calls:?}");
+        assert_eq!(m.samples.len(), 10);
+        // With no warm-up time the count alone decides, as in older calibrations.
+        let plan = SamplingPlan {
+            point_warmup_seconds: 0.0,
+            ..SamplingPlan::full()
+        };
+        let mut n = 0;
+        measure(&plan, "x", || {
+            n += 1;
+            Ok(1.0)
+        })
+        .unwrap();
+        assert_eq!(n, 2 + 10);
+        assert_eq!(
+            SamplingPlan::full().point_warmup_seconds,
+            VISIT_WARMUP_SECONDS
+        );
+        assert_eq!(
+            SamplingPlan::quick().point_warmup_seconds,
+            VISIT_WARMUP_SECONDS
+        );
     }
 
     #[test]
