@@ -32,8 +32,10 @@
 # their windows run in device memory (docs/models.md §2.5): expect the suite to take about a
 # minute longer (two targets of 6.7 GB to upload), not yet measured on a GPU. Also since then
 # the bandwidth sweep warms each visit of a working set for 2 ms (a few seconds more per
-# calibration) and validate-maxplus runs each size for at least 20 ms per timed run (about a
-# second more per graph).
+# calibration), and every other point (a Δt sweep's n, a chase's working set, a transfer size)
+# likewise (point_warmup_seconds: about 300 points, under a second more), and
+# validate-maxplus runs each size for at least 20 ms per timed run (about a second more per
+# graph).
 set -uo pipefail
 DEVICE=cuda
 BUDGET=540
