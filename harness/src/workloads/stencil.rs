@@ -526,10 +526,10 @@ impl Workload for SorRedBlack {
 /// One colour of a red-black sweep (`parity` 0: red, 1: black) over the n × n grid `a`,
 /// recorded as `phase`; EPS = max |change| goes to `eps`.
 ///
-/// The phase moves 8 bytes per interior cell, twice the 8 bytes per updated cell the other
-/// in-place kernels declare: the colours alternate within every row, so each cache line (or
-/// GPU sector) holds cells of both, and one colour's sweep reads every line of the grid and
-/// writes every line back. Until 2026-11-26 it declared 4 bytes per interior cell, the
+/// The phase moves 8 bytes per interior cell, though it updates only half of them (the other
+/// in-place kernels declare 8 bytes per updated cell, its read and its write): the colours
+/// alternate within every row, so each cache line (or GPU sector) holds cells of both, and
+/// one colour's sweep reads every line of the grid and writes every line back. Until 2026-11-26 it declared 4 bytes per interior cell, the
 /// updated cells' share only, and the calibrated variant moved it from the caches to the
 /// memory by half its traffic (host sor-rb −12 to −16 % with its interval missing in suite
 /// runs 40–44; docs/models.md §2.4, "Red-black moves whole lines").
