@@ -396,7 +396,8 @@ pub fn forecast_calibrated_bounded(
 
 /// How a kernel's compute and memory traffic combine when its traffic slows down
 /// (docs/models.md §2.4): fully overlapped (a roofline, the longer of the two), not at all
-/// (one after the other), or halfway, the point estimate.
+/// (one after the other), or halfway, the point estimate (for a strided phase, one after
+/// the other).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Overlap {
     Full,
@@ -500,11 +501,8 @@ fn move_to_target_level(
                 // share where no rate was measured (a calibration without a sweep).
                 // A strided phase's traffic moves at the line rate, any other's at the
                 // streaming rate.
-                let (rate, factor) = m
-                    .line_moves
-                    .iter()
-                    .find(|l| l.0 == ph.name)
-                    .map_or((m.rate, m.factor), |l| (l.1, l.2));
+                let line = m.line_moves.iter().find(|l| l.0 == ph.name);
+                let (rate, factor) = line.map_or((m.rate, m.factor), |l| (l.1, l.2));
                 let unknown = if overlap == Overlap::AllTraffic && rate > 0.0 {
                     1.0
                 } else {
@@ -522,6 +520,10 @@ fn move_to_target_level(
                 t + match overlap {
                     Overlap::Full => roofline,
                     Overlap::None | Overlap::AllTraffic => serial,
+                    // A strided phase's executors each wait for one line per step of their
+                    // walk, which no prefetcher streams: nothing overlaps the slower lines,
+                    // so its estimate is the serial bound (docs/models.md §2.4).
+                    Overlap::Half if line.is_some() => serial,
                     Overlap::Half => 0.5 * (roofline + serial),
                 }
             };
@@ -1270,12 +1272,13 @@ mod tests {
     #[test]
     fn a_strided_phase_moves_by_the_line_rate() {
         // 80 kB per run: at the streaming sweep's 4 GB/s (g = 2) its traffic is 2 % of the
-        // 1 ms and it keeps its time but for 0.01 ms; declared strided, its lines arrive at
-        // 0.4 GB/s in the window's level (0.2 ms) and 20 times slower at the target's, 4 ms:
-        // overlapped the run takes 4 ms (+3 ms), one after the other 4.8 ms (+3.8 ms), and
-        // the estimate is halfway, 4.4 ms.
+        // 1 ms and it keeps its time but for 0.01 ms (halfway between the bounds); declared
+        // strided, its lines arrive at 0.4 GB/s in the window's level (0.2 ms) and 20 times
+        // slower at the target's, 4 ms: overlapped the run takes 4 ms (+3 ms), one after the
+        // other 4.8 ms (+3.8 ms), and a strided phase's estimate is the latter, since each
+        // step of its walk waits for its line (docs/models.md §2.4).
         let s = one_ms_series(80_000, None);
-        let moved = |line_moves: Vec<(String, f64, f64)>| {
+        let moved = |line_moves: Vec<(String, f64, f64)>, overlap: Overlap| {
             let moves = [100, 200, 400].map(|size| LevelMove {
                 size,
                 rate: 4e9,
@@ -1283,13 +1286,17 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: line_moves.clone(),
             });
-            move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]).points[0].phases[0]
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
         };
-        assert!((moved(Vec::new()) - 1.01e-3).abs() < 1e-12);
-        assert!((moved(vec![("k".into(), 0.4e9, 20.0)]) - 4.4e-3).abs() < 1e-12);
+        let strided = || vec![("k".to_string(), 0.4e9, 20.0)];
+        assert!((moved(Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        assert!((moved(strided(), Overlap::Half) - 4.8e-3).abs() < 1e-12);
+        // The interval still reaches the overlapped bound.
+        assert!((moved(strided(), Overlap::Full) - 4.0e-3).abs() < 1e-12);
         // Another phase's line move leaves this one alone.
-        assert!((moved(vec![("other".into(), 0.4e9, 20.0)]) - 1.01e-3).abs() < 1e-12);
+        let other = vec![("other".to_string(), 0.4e9, 20.0)];
+        assert!((moved(other, Overlap::Half) - 1.01e-3).abs() < 1e-12);
     }
 
     #[test]
