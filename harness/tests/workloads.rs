@@ -112,6 +112,44 @@ fn a_series_over_three_sizes_round_trips() {
 }
 
 #[test]
+fn a_host_phase_says_how_many_threads_ran_it() {
+    let list = discover();
+    let index = select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap();
+    let device = list.devices[index].as_ref();
+    let parties = harness::backend::host_pool::parties();
+    // Red-black SOR's host twin is one loop on the launching thread: every kernel phase
+    // says 1, and the validation moves it at one thread's rates.
+    let w = lookup("sor-rb", None).unwrap();
+    let r = w.run(device, 64, 2, true).unwrap();
+    let kernels: Vec<_> = r
+        .phases
+        .iter()
+        .filter(|p| harness::fit::forecast::is_kernel_phase(&p.name))
+        .collect();
+    assert!(!kernels.is_empty());
+    for p in kernels {
+        assert_eq!(p.threads, Some(1), "{}: {p:?}", p.name);
+    }
+    // Jacobi's twin splits its rows over the pool: on a machine with more than one CPU the
+    // workers join at least one of its launches of a 4 MiB grid.
+    let w = lookup("jacobi2d", None).unwrap();
+    let r = w.run(device, 1024, 20, true).unwrap();
+    let jacobi = r
+        .phases
+        .iter()
+        .filter(|p| harness::fit::forecast::is_kernel_phase(&p.name))
+        .filter_map(|p| p.threads)
+        .max()
+        .expect("the host says its threads");
+    assert!(jacobi <= parties);
+    if parties > 1 {
+        assert!(jacobi > 1, "jacobi2d ran on {jacobi} of {parties} threads");
+    } else {
+        eprintln!("one CPU: the split of a launch over threads is not checked here");
+    }
+}
+
+#[test]
 fn sizes_with_wide_intervals_run_again_up_to_the_cap() {
     let list = discover();
     let index = select(&list, &DeviceSelector::Backend(BackendKind::Host)).unwrap();

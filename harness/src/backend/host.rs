@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::{
-    Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass, DeviceInfo, Launch,
-    Program, ProgramInner, ProgramSource, Seconds,
+    host_pool, Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass,
+    DeviceInfo, Launch, Program, ProgramInner, ProgramSource, Seconds,
 };
 
 /// A native twin of a kernel: it runs the whole launch and reports a problem as text.
@@ -393,8 +393,14 @@ impl Device for HostDevice {
             })?;
         let host_args = HostArgs::new(kernel, args)?;
         let start = Instant::now();
-        twin(&host_args, launch).map_err(|detail| bad(kernel, &detail))?;
-        Ok(Seconds(start.elapsed().as_secs_f64()))
+        let (ran, _) = host_pool::counting_parties(|| twin(&host_args, launch));
+        let elapsed = start.elapsed().as_secs_f64();
+        ran.map_err(|detail| bad(kernel, &detail))?;
+        Ok(Seconds(elapsed))
+    }
+
+    fn last_launch_threads(&self) -> Option<usize> {
+        host_pool::last_counted_parties()
     }
 
     fn preferred_group_size(&self) -> usize {

@@ -20,6 +20,11 @@
 //! the caller, which also takes any part no worker has claimed, so a launch completes even
 //! where the workers are asleep or busy. Launches from several threads at once take turns;
 //! a launch from inside a part runs its parts one after the other on that thread.
+//!
+//! Two things for the calibration and the series (docs/models.md §2.4, "A kernel on one
+//! thread moves at one thread's rates"): [`counting_parties`] runs a launch and says how many
+//! parties ran a part of it, and [`solo`] runs launches on the calling thread alone, unsplit,
+//! so the calibration can measure the rates a one-thread loop sees.
 
 use std::cell::Cell;
 use std::ops::Range;
@@ -48,6 +53,45 @@ static POOL: OnceLock<Pool> = OnceLock::new();
 thread_local! {
     /// Whether this thread is running a part of a launch (a nested launch runs in place).
     static IN_PART: Cell<bool> = const { Cell::new(false) };
+    /// Whether this thread's launches run unsplit on it alone ([`solo`]).
+    static SOLO: Cell<bool> = const { Cell::new(false) };
+    /// The most parties any launch ran on since [`counting_parties`] last started counting.
+    static PARTIES_SEEN: Cell<usize> = const { Cell::new(1) };
+    /// What the last [`counting_parties`] on this thread counted.
+    static LAST_COUNTED: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Run `f` (one launch of a host kernel) and return its result with the number of parties
+/// that ran a part of any pool launch inside it: 1 for a loop on the calling thread alone,
+/// up to [`parties`] where a launch was split and the workers joined it. Measured, not
+/// planned: a worker that had not woken before the caller claimed every part does not
+/// count. [`last_counted_parties`] keeps the count for the calling thread.
+pub fn counting_parties<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let outer = PARTIES_SEEN.with(|c| c.replace(1));
+    let out = f();
+    let seen = PARTIES_SEEN.with(|c| c.replace(outer.max(c.get())));
+    LAST_COUNTED.with(|c| c.set(Some(seen)));
+    (out, seen)
+}
+
+/// What the last [`counting_parties`] on this thread counted; `None` before any.
+pub fn last_counted_parties() -> Option<usize> {
+    LAST_COUNTED.with(Cell::get)
+}
+
+/// Run `f` with every launch it makes on the calling thread alone, unsplit (a launch over n
+/// elements is one loop over n, as a kernel written as one loop is). The calibration measures
+/// one thread's streaming and line rates this way.
+pub fn solo<T>(f: impl FnOnce() -> T) -> T {
+    /// Restores the outer setting however `f` ends, a panic included.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SOLO.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(SOLO.with(|c| c.replace(true)));
+    f()
 }
 
 /// How many parties the pool has and where its workers run.
@@ -80,6 +124,9 @@ pub fn parties() -> usize {
 /// The parties a launch over `n` elements is split over: every party, or fewer where a
 /// part would hold fewer than [`MIN_PART`] elements.
 fn parties_for(n: usize) -> usize {
+    if SOLO.with(Cell::get) {
+        return 1;
+    }
     parties().min((n / MIN_PART).max(1))
 }
 
@@ -173,6 +220,8 @@ struct Shared {
     active: AtomicUsize,
     /// Whether a part panicked.
     panicked: AtomicBool,
+    /// Workers that ran at least one part of the current launch.
+    helpers: AtomicUsize,
     /// Workers asleep, and what wakes them.
     sleepers: AtomicUsize,
     sleep: Mutex<()>,
@@ -196,6 +245,7 @@ impl Pool {
             done: AtomicUsize::new(0),
             active: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
+            helpers: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
@@ -229,7 +279,7 @@ impl Pool {
     /// Run `body(p)` for every p in `0..parts`, spread over the parties; returns when all
     /// have finished. A panic in a part is raised again here.
     fn run<'a>(&self, parts: usize, body: &'a (dyn Fn(usize) + Sync + 'a)) {
-        if parts <= 1 || IN_PART.with(Cell::get) || self.parties == 1 {
+        if parts <= 1 || IN_PART.with(Cell::get) || SOLO.with(Cell::get) || self.parties == 1 {
             (0..parts).for_each(|p| in_part(|| body(p)));
             return;
         }
@@ -244,6 +294,7 @@ impl Pool {
         s.next.store(1, SeqCst);
         s.done.store(0, SeqCst);
         s.panicked.store(false, SeqCst);
+        s.helpers.store(0, SeqCst);
         let epoch = (s.state.load(SeqCst) >> 1) + 1;
         s.state.store(epoch << 1 | 1, SeqCst);
         if s.sleepers.load(SeqCst) > 0 {
@@ -260,6 +311,8 @@ impl Pool {
         s.state.store(epoch << 1, SeqCst);
         spin_until(|| s.active.load(SeqCst) == 0);
         *s.body.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        let ran = 1 + s.helpers.load(SeqCst);
+        PARTIES_SEEN.with(|c| c.set(c.get().max(ran)));
         if s.panicked.load(SeqCst) {
             panic!("a host kernel panicked in one of its parts");
         }
@@ -318,10 +371,15 @@ fn worker(s: &Shared) {
                     // SAFETY: the caller keeps the body alive while `active` counts us.
                     let body = unsafe { &*body };
                     let parts = s.parts.load(SeqCst);
+                    let mut joined = false;
                     loop {
                         let p = s.next.fetch_add(1, SeqCst);
                         if p >= parts {
                             break;
+                        }
+                        if !joined {
+                            joined = true;
+                            s.helpers.fetch_add(1, SeqCst);
                         }
                         run_part(s, body, p);
                     }
@@ -446,5 +504,39 @@ mod tests {
         assert_eq!(n.load(SeqCst), 4 * MIN_PART);
         // A launch too small to split runs on the caller alone.
         assert_eq!(map_ranges(MIN_PART + 7, 1, |r| r.len()), vec![MIN_PART + 7]);
+    }
+
+    #[test]
+    fn a_launch_says_how_many_parties_ran_it_and_one_party_keeps_it_on_the_caller() {
+        let caller = std::thread::current().id();
+        let n = 64 * MIN_PART;
+        // A small launch runs on the caller alone, and says so.
+        let (_, small) = counting_parties(|| map_ranges(MIN_PART, 1, |r| r.len()));
+        assert_eq!(small, 1);
+        assert_eq!(last_counted_parties(), Some(1));
+        // A large one is split; the workers join at least one of many launches (the count is
+        // what ran, so a single launch may find them asleep).
+        let busy = |r: Range<usize>| {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_micros(200) {
+                std::hint::spin_loop();
+            }
+            r.len()
+        };
+        let most = (0..50)
+            .map(|_| counting_parties(|| map_ranges(n, 1, busy)).1)
+            .max()
+            .unwrap_or(0);
+        assert!(most <= parties());
+        if parties() > 1 {
+            assert!(most > 1, "no launch of {n} elements was split: {most}");
+        }
+        // Under `solo` the same launch is one part, run on the caller.
+        let (threads, counted) =
+            counting_parties(|| solo(|| map_ranges(n, 1, |_| std::thread::current().id())));
+        assert_eq!(threads, vec![caller]);
+        assert_eq!(counted, 1);
+        // And `solo` ends with its closure.
+        assert_eq!(map_ranges(n, 1, |r| r.len()).len(), parties().min(64));
     }
 }

@@ -357,6 +357,14 @@ pub trait Device: Send + Sync {
         Ok(Seconds(start.elapsed().as_secs_f64()))
     }
 
+    /// How many threads the last [`Device::launch`] made on this thread ran on, where the
+    /// backend can tell: the host pool's parties that ran a part of it (1 for a twin that is
+    /// one loop on the launching thread). `None` where the device schedules its own threads
+    /// (OpenCL, CUDA).
+    fn last_launch_threads(&self) -> Option<usize> {
+        None
+    }
+
     /// A work-group size suited to this device for simple 1-D kernels.
     fn preferred_group_size(&self) -> usize {
         self.info().max_group_size.clamp(1, 256)

@@ -338,6 +338,16 @@ pub fn measure_bandwidth(
     sizes: &[usize],
     levels: &[LatencyLevel],
 ) -> Result<BandwidthSweep, BenchError> {
+    measure_bandwidth_of(ctx, &StreamKernel::ALL, sizes, levels)
+}
+
+/// [`measure_bandwidth`] for `kernels` alone.
+pub fn measure_bandwidth_of(
+    ctx: &mut BenchContext<'_>,
+    kernels: &[StreamKernel],
+    sizes: &[usize],
+    levels: &[LatencyLevel],
+) -> Result<BandwidthSweep, BenchError> {
     let mut curves = Vec::new();
     let mut launched = 0;
     // Strided (GPU): all executors sweep the array together, pass after pass, so 2k − k
@@ -345,7 +355,7 @@ pub fn measure_bandwidth(
     // over its own block, which then sits in its core's cache, so a sample is one launch of
     // one pass, over data the previous launch left warm.
     let difference = blocked(ctx) == 0;
-    for kernel in StreamKernel::ALL {
+    for &kernel in kernels {
         // Every working set's arrays at once, measured in rounds over the working sets: on a
         // shared machine the rate a cache level delivers drifts by a third within a minute,
         // and a point measured in one burst of milliseconds would carry that moment's rate.

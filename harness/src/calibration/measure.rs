@@ -6,12 +6,14 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{
-    CalibratedParameters, Calibration, Estimate, Executors, Provenance, ReadLatency, ReportedCache,
-    StageTime, FORMAT_VERSION,
+    CalibratedParameters, Calibration, Estimate, Executors, OneThread, Provenance, ReadLatency,
+    ReportedCache, StageTime, FORMAT_VERSION, ONE_THREAD_SAMPLES,
 };
-use crate::backend::{Device, DeviceClass};
+use crate::backend::{host_pool, BackendKind, Device, DeviceClass};
 use crate::bench::babelstream::measure_babelstream;
-use crate::bench::bandwidth::{measure_bandwidth, sweep_sizes as bandwidth_sizes, StreamKernel};
+use crate::bench::bandwidth::{
+    measure_bandwidth, measure_bandwidth_of, sweep_sizes as bandwidth_sizes, StreamKernel,
+};
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
@@ -108,6 +110,17 @@ pub fn calibrate(
     stages.lap("bandwidth sweep");
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
+    let one_thread = if info.backend == BackendKind::Host {
+        let measured = one_thread(
+            &mut ctx,
+            &bandwidth_sizes(max_working_set(device)),
+            &latency_levels,
+        )?;
+        stages.lap("one thread's rates");
+        Some(measured)
+    } else {
+        None
+    };
     ctx.progress.finish_and_clear();
 
     let coalesced = |d: Direction| {
@@ -185,10 +198,40 @@ pub fn calibrate(
         bandwidth: Some(bandwidth),
         babelstream: Some(babelstream),
         reported_caches: reported_caches(info),
+        one_thread,
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,
     })
+}
+
+/// The host's copy and triad sweep and its strided read sweep once more, every launch on the
+/// launching thread alone ([`host_pool::solo`]): the rates a host twin that is one loop meets
+/// (docs/models.md §2.4). Their raw samples go under `one_thread/`, beside the two-core ones.
+fn one_thread(
+    ctx: &mut BenchContext<'_>,
+    sizes: &[usize],
+    levels: &[crate::bench::latency::LatencyLevel],
+) -> Result<OneThread, BenchError> {
+    let both = std::mem::take(&mut ctx.samples);
+    let measured = host_pool::solo(|| -> Result<OneThread, BenchError> {
+        Ok(OneThread {
+            bandwidth: measure_bandwidth_of(
+                ctx,
+                &[StreamKernel::Copy, StreamKernel::Triad],
+                sizes,
+                levels,
+            )?,
+            strided_read: measure_gap(ctx, Pattern::Strided, Direction::Read)?,
+        })
+    });
+    let alone = std::mem::replace(&mut ctx.samples, both);
+    ctx.samples.extend(
+        alone
+            .into_iter()
+            .map(|(key, samples)| (format!("{ONE_THREAD_SAMPLES}{key}"), samples)),
+    );
+    measured
 }
 
 /// Wall time per stage of a calibration, so that a slow one shows where its time went.
@@ -357,4 +400,48 @@ fn sysfs_caches(dir: &std::path::Path) -> Vec<ReportedCache> {
         .collect();
     caches.sort_by(|a, b| a.level.cmp(&b.level));
     caches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::host::HostDevice;
+
+    #[test]
+    fn the_host_calibration_measures_one_threads_rates_too() {
+        let device = HostDevice::new();
+        let mut ctx = BenchContext::new(&device, SamplingPlan::quick(), true).expect("a context");
+        ctx.samples
+            .insert("bandwidth_copy_s/65536".into(), vec![1.0]);
+        let one = one_thread(&mut ctx, &[64 << 10, 1 << 20], &[]).expect("measured");
+        // Copy and triad at every working set, verified, at a finite rate.
+        let kernels: Vec<StreamKernel> = one.bandwidth.curves.iter().map(|c| c.kernel).collect();
+        assert_eq!(kernels, vec![StreamKernel::Copy, StreamKernel::Triad]);
+        for c in &one.bandwidth.curves {
+            assert_eq!(c.points.len(), 2, "{c:?}");
+            assert!(c.points.iter().all(|p| p.gbps.is_finite() && p.gbps > 0.0));
+        }
+        assert_eq!(one.strided_read.pattern, Pattern::Strided);
+        assert_eq!(one.strided_read.direction, Direction::Read);
+        assert!(!one.strided_read.sweep.is_empty());
+        // Its samples sit under their own prefix; the two-core ones are left as they were.
+        assert_eq!(ctx.samples["bandwidth_copy_s/65536"], vec![1.0]);
+        let alone = |k: &str| {
+            ctx.samples
+                .contains_key(&format!("{ONE_THREAD_SAMPLES}{k}"))
+        };
+        assert!(alone("bandwidth_copy_s/65536") && alone("bandwidth_triad_s/1048576"));
+        assert!(ctx
+            .samples
+            .keys()
+            .any(|k| k.starts_with(&format!("{ONE_THREAD_SAMPLES}read_strided_s/"))));
+        // The model reads them back as one thread's rates.
+        let mut calibration = crate::calibration::test_fixture();
+        calibration.one_thread = Some(one);
+        let facts = crate::calibration::model_parameters::window_facts(&calibration);
+        let rates = facts.one_thread.expect("one thread's rates");
+        assert_eq!(rates.streaming.len(), 4);
+        assert!(rates.streaming_rate(1 << 20).is_some_and(|r| r > 0.0));
+        assert!(rates.line_rate(1 << 20).is_some_and(|r| r > 0.0));
+    }
 }

@@ -195,12 +195,34 @@ pub struct Calibration {
     /// The cache sizes the device and the OS report, beside the measured levels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reported_caches: Vec<ReportedCache>,
+    /// The host's rates on one thread: the copy and triad sweep and the strided read sweep
+    /// again, with every launch on the launching thread alone (docs/models.md §2.4, "A
+    /// kernel on one thread moves at one thread's rates"). `None` on other devices and in
+    /// older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_thread: Option<OneThread>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.
     pub seeds: BTreeMap<String, u64>,
     /// Raw samples in seconds, by quantity.
     pub samples: BTreeMap<String, Vec<f64>>,
+}
+
+/// The prefix of [`OneThread`]'s raw samples in [`Calibration::samples`].
+pub const ONE_THREAD_SAMPLES: &str = "one_thread/";
+
+/// What one thread of the host meets: most host twins of the validation workloads are one
+/// loop on the launching thread (a line solve, a sweep over diagonals), and one core alone
+/// streams from each level at its own rate, not at half of two cores' rate. Its raw samples
+/// are kept under `one_thread/` in [`Calibration::samples`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OneThread {
+    /// The copy and triad sweep over the same working sets as [`Calibration::bandwidth`].
+    pub bandwidth: BandwidthSweep,
+    /// The strided read sweep of the serialization intervals (each executor reads one
+    /// element of its own cache line), as in [`Calibration::gaps`].
+    pub strided_read: GapFit,
 }
 
 /// A cache as the device or the OS reports it.

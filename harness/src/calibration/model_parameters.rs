@@ -13,10 +13,12 @@
 use serde::Serialize;
 
 use super::Calibration;
-use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, LevelBandwidth, StreamKernel};
-use crate::bench::gaps::Direction;
+use crate::bench::bandwidth::{
+    BandwidthCurve, BandwidthPoint, BandwidthSweep, LevelBandwidth, StreamKernel,
+};
+use crate::bench::gaps::{Direction, GapFit};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
-use crate::fit::window::DeviceFacts;
+use crate::fit::window::{DeviceFacts, OneThreadRates};
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
 
@@ -179,24 +181,18 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .collect(),
         streaming: calibration
             .bandwidth
-            .iter()
-            .flat_map(|b| &b.curves)
-            .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
-            .flat_map(|c| &c.points)
-            .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
-            .collect(),
+            .as_ref()
+            .map_or_else(Vec::new, streaming_points),
         lines: calibration
             .gaps
             .iter()
             .filter(|g| g.pattern == Pattern::Strided && g.direction == Direction::Read)
-            .flat_map(|g| &g.sweep)
-            .filter(|p| p.time_ns > 0.0)
-            .map(|p| {
-                let n = p.executors as f64;
-                let working_set = p.executors * u64::from(STRIDE_ELEMENTS) * 4;
-                (working_set, 64.0 * n / (p.time_ns * 1e-9))
-            })
+            .flat_map(line_points)
             .collect(),
+        one_thread: calibration.one_thread.as_ref().map(|o| OneThreadRates {
+            streaming: streaming_points(&o.bandwidth),
+            lines: line_points(&o.strided_read),
+        }),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
@@ -216,6 +212,33 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .collect(),
         streaming_spread: streaming_spread(calibration),
     }
+}
+
+/// The copy and triad points of a bandwidth sweep: working set, bytes, and bytes per second
+/// ([`DeviceFacts::streaming`]).
+fn streaming_points(sweep: &BandwidthSweep) -> Vec<(u64, f64)> {
+    sweep
+        .curves
+        .iter()
+        .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
+        .flat_map(|c| &c.points)
+        .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+        .collect()
+}
+
+/// A strided read sweep as the rate at which 64-byte lines arrive: the lines' working set
+/// (n executors × one line each), bytes, and bytes per second ([`DeviceFacts::lines`]).
+fn line_points(strided_read: &GapFit) -> Vec<(u64, f64)> {
+    strided_read
+        .sweep
+        .iter()
+        .filter(|p| p.time_ns > 0.0)
+        .map(|p| {
+            let n = p.executors as f64;
+            let working_set = p.executors * u64::from(STRIDE_ELEMENTS) * 4;
+            (working_set, 64.0 * n / (p.time_ns * 1e-9))
+        })
+        .collect()
 }
 
 /// Per swept working set, how much faster than its median the streaming sweep's copy and

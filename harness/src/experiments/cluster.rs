@@ -407,6 +407,7 @@ mod tests {
             phases: phases
                 .iter()
                 .map(|&(name, seconds, count)| PhaseTiming {
+                    threads: None,
                     name: name.into(),
                     seconds,
                     count,

@@ -43,6 +43,10 @@ pub struct PhasePoint {
     /// Work items the phase's launches run per run (their global sizes summed), where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<u64>,
+    /// The most threads any of its launches ran on, where the device tells (the host); absent
+    /// in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
 }
 
 /// The total of one size.
@@ -358,6 +362,10 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             samples,
             bytes: phase.bytes,
             items: phase.items,
+            threads: runs
+                .iter()
+                .filter_map(|r| r.phases.iter().find(|p| p.name == phase.name)?.threads)
+                .max(),
         });
     }
     let point = |samples: Vec<f64>, what: &str| -> Result<TotalPoint, WorkloadError> {
@@ -617,6 +625,7 @@ mod tests {
                 size,
                 iterations,
                 phases: vec![PhaseTiming {
+                    threads: None,
                     name: "sweep".into(),
                     seconds,
                     count: 1,

@@ -369,13 +369,20 @@ pub fn windowed_forecast(
     )
 }
 
-/// `moves` with the target's level streaming at `rate` (bytes per second) instead: each
-/// size's g = R(W_i) / rate; a size without a rate stays unmoved.
-fn at_target_rate(moves: &[LevelMove], rate: f64) -> Vec<LevelMove> {
+/// `moves` with the target's level streaming at `rate` (bytes per second) instead of
+/// `measured`: each size's g = R(W_i) / rate; a size without a rate stays unmoved. A phase
+/// that moves at one thread's rates has its g scaled by the same ratio, `measured / rate`
+/// (one thread's own floor and fast end are not measured).
+fn at_target_rate(moves: &[LevelMove], rate: f64, measured: f64) -> Vec<LevelMove> {
     moves
         .iter()
         .map(|m| LevelMove {
             factor: if m.rate > 0.0 { m.rate / rate } else { 1.0 },
+            own_rates: m
+                .own_rates
+                .iter()
+                .map(|(name, r, g)| (name.clone(), *r, g * measured / rate))
+                .collect(),
             ..m.clone()
         })
         .collect()
@@ -437,7 +444,6 @@ pub fn calibrated_forecast(
         }
     }
     let target_rate = device.streaming_rate(target_bytes);
-    let target_line_rate = device.line_rate(target_bytes);
     let level_moves: Vec<LevelMove> = choice
         .accepted
         .iter()
@@ -462,14 +468,41 @@ pub fn calibrated_forecast(
                     Some((ph.name.clone(), there / here))
                 })
                 .collect();
+            // The kernel phases that ran on one thread at this size move at one thread's
+            // rates, where the calibration measured them.
+            let alone: Vec<&str> = series
+                .points
+                .iter()
+                .find(|p| p.size == size)
+                .into_iter()
+                .flat_map(|p| &p.phases)
+                .filter(|ph| ph.threads == Some(1) && is_kernel_phase(&ph.name))
+                .map(|ph| ph.name.as_str())
+                .collect();
+            let one = device.one_thread.as_ref();
+            let pair = |rate: &dyn Fn(u64) -> Option<f64>| {
+                rate(target_bytes)
+                    .zip(rate(working_set))
+                    .map(|(t, r)| (r, r / t))
+            };
+            let one_stream = one.and_then(|o| pair(&|b| o.streaming_rate(b)));
+            let one_line = one.and_then(|o| pair(&|b| o.line_rate(b)));
+            let two_line = pair(&|b| device.line_rate(b));
             // The phases the workload declares strided move by the line rate.
-            let line_moves = target_line_rate
-                .zip(device.line_rate(working_set))
-                .map(|(t, r)| {
-                    workload
-                        .strided_phases()
+            let strided = workload.strided_phases();
+            let line_moves = strided
+                .iter()
+                .filter_map(|&name| {
+                    let (r, g) = one_line.filter(|_| alone.contains(&name)).or(two_line)?;
+                    Some((name.to_string(), r, g))
+                })
+                .collect();
+            let own_rates = one_stream
+                .map(|(r, g)| {
+                    alone
                         .iter()
-                        .map(|name| (name.to_string(), r, r / t))
+                        .filter(|name| !strided.contains(name))
+                        .map(|name| (name.to_string(), r, g))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -479,6 +512,7 @@ pub fn calibrated_forecast(
                 factor,
                 transfer_factors,
                 line_moves,
+                own_rates,
             }
         })
         .collect();
@@ -486,6 +520,25 @@ pub fn calibrated_forecast(
         notes.push(
             "the calibration has no bandwidth sweep: no size is moved between levels".to_string(),
         );
+    }
+    if let Some(one) = &device.one_thread {
+        let mut alone: Vec<&str> = series
+            .points
+            .iter()
+            .filter(|p| choice.accepted.contains(&p.size))
+            .flat_map(|p| &p.phases)
+            .filter(|ph| ph.threads == Some(1) && is_kernel_phase(&ph.name))
+            .map(|ph| ph.name.as_str())
+            .collect();
+        alone.sort_unstable();
+        alone.dedup();
+        if let (false, Some(rate)) = (alone.is_empty(), one.streaming_rate(target_bytes)) {
+            notes.push(format!(
+                "{} ran on one thread: moved at one thread's rates ({} GB/s streaming at the target's working set)",
+                alone.join(", "),
+                sig(rate * 1e-9, 3)
+            ));
+        }
     }
     // In device memory the rate also depends on how much of the working set a cache still
     // holds, which on a shared machine changes from minute to minute; with none, it is
@@ -499,7 +552,7 @@ pub fn calibrated_forecast(
                 sig(floor * 1e-9, 3),
                 sig(rate * 1e-9, 3)
             ));
-            at_target_rate(&level_moves, floor)
+            at_target_rate(&level_moves, floor, rate)
         }
         _ => Vec::new(),
     };
@@ -513,7 +566,7 @@ pub fn calibrated_forecast(
                 "the sweep's fastest tenth of samples at the target's working set ran {} % above its median: the interval reaches the time at that rate",
                 sig((spread - 1.0) * 100.0, 2)
             ));
-            at_target_rate(&level_moves, rate * spread)
+            at_target_rate(&level_moves, rate * spread, rate)
         }
         _ => Vec::new(),
     };
@@ -720,6 +773,7 @@ mod tests {
     #[test]
     fn the_smallest_good_size_saturates_and_leaves_the_cache() {
         let device = DeviceFacts {
+            one_thread: None,
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -763,6 +817,7 @@ mod tests {
         assert_eq!(probe.line.points.len(), 4);
         assert!(probe.line.fixed_ns >= 0.0 && probe.line.fixed_ns < 1e6);
         let facts = DeviceFacts {
+            one_thread: None,
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("memory".into(), 1 << 30)],
@@ -819,8 +874,85 @@ mod tests {
     }
 
     #[test]
+    fn a_phase_that_ran_on_one_thread_moves_at_one_threads_rates() {
+        let host = crate::backend::host::HostDevice::new();
+        let sor_rb = crate::workloads::registry::lookup("sor-rb", None).expect("sor-rb");
+        let sizes = [40, 48, 56];
+        let series = super::super::series::run_series(
+            sor_rb.as_ref(),
+            None,
+            &host,
+            &sizes,
+            2,
+            RepeatPlan::fixed(3),
+            |_| {},
+        )
+        .expect("series");
+        let sweep = |rates: [f64; 4]| -> Vec<(u64, f64)> {
+            [1 << 10, 1 << 16, 1 << 20, 1 << 30]
+                .into_iter()
+                .zip(rates)
+                .collect()
+        };
+        let mut facts = DeviceFacts {
+            one_thread: Some(crate::fit::window::OneThreadRates {
+                streaming: sweep([40e9, 40e9, 30e9, 10e9]),
+                lines: sweep([20e9, 20e9, 5e9, 2e9]),
+            }),
+            executors: 1.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: sweep([100e9, 100e9, 80e9, 50e9]),
+            memory_floor: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+        };
+        let target = 224;
+        let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
+        let one = facts.one_thread.clone().expect("one thread");
+        let at_target = one
+            .streaming_rate(sor_rb.bytes_needed(target))
+            .expect("a rate");
+        let kernels: Vec<&str> = series.points[0]
+            .phases
+            .iter()
+            .filter(|ph| is_kernel_phase(&ph.name))
+            .map(|ph| ph.name.as_str())
+            .collect();
+        assert!(!window.level_moves.is_empty());
+        for m in &window.level_moves {
+            let here = one
+                .streaming_rate(sor_rb.bytes_needed(m.size))
+                .expect("a rate");
+            let own: Vec<&str> = m.own_rates.iter().map(|o| o.0.as_str()).collect();
+            assert_eq!(own, kernels, "every kernel phase ran on one thread");
+            for o in &m.own_rates {
+                assert_eq!((o.1, o.2), (here, here / at_target));
+            }
+            // The device's own rate stays beside them, for the phases that ran on all.
+            assert_eq!(
+                m.rate,
+                facts
+                    .streaming_rate(sor_rb.bytes_needed(m.size))
+                    .expect("rate")
+            );
+        }
+        let note = window.note.expect("a note");
+        assert!(
+            note.contains("ran on one thread: moved at one thread's rates (30.0 GB/s"),
+            "{note}"
+        );
+        // A calibration without one thread's sweep moves them at the device's rates.
+        facts.one_thread = None;
+        let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
+        assert!(window.level_moves.iter().all(|m| m.own_rates.is_empty()));
+    }
+
+    #[test]
     fn auto_sizes_span_4_to_8_times_below_the_target_and_avoid_powers_of_two_on_grids() {
         let device = DeviceFacts {
+            one_thread: None,
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],

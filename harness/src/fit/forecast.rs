@@ -320,6 +320,13 @@ pub struct LevelMove {
     /// the line rate at the target's, used in place of `rate` and `factor`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
+    /// For each other kernel phase that ran on one thread at this size (a host twin that is
+    /// one loop): one thread's streaming rate at this size's working set, bytes per second,
+    /// and its ratio to one thread's rate at the target's, used in place of `rate` and
+    /// `factor` (docs/models.md §2.4, "A kernel on one thread moves at one thread's rates").
+    /// A strided phase on one thread takes one thread's line rates in `line_moves` instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_rates: Vec<(String, f64, f64)>,
 }
 
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
@@ -374,14 +381,17 @@ pub fn forecast_calibrated_bounded(
     };
     let mut forecast = fit(moves, Overlap::Half)?;
     // The two bounds of how compute and traffic combine bound the interval too, and so do
-    // the other rates the target's level may run at.
+    // the other rates the target's level may run at, each with both bounds: a faster rate
+    // fully overlapped and a slower one taken one after the other are as possible as the
+    // measured rate taken either way (until 2026-11-26 the other rates were taken halfway).
     let mut bounds = vec![
         fit(moves, Overlap::Full)?,
         fit(moves, Overlap::None)?,
         fit(moves, Overlap::AllTraffic)?,
     ];
     for other in others.iter().filter(|o| !o.is_empty()) {
-        bounds.push(fit(other, Overlap::Half)?);
+        bounds.push(fit(other, Overlap::Full)?);
+        bounds.push(fit(other, Overlap::None)?);
     }
     for bound in bounds {
         for (p, b) in forecast.phases.iter_mut().zip(&bound.phases) {
@@ -502,7 +512,8 @@ fn move_to_target_level(
                 // A strided phase's traffic moves at the line rate, any other's at the
                 // streaming rate.
                 let line = m.line_moves.iter().find(|l| l.0 == ph.name);
-                let (rate, factor) = line.map_or((m.rate, m.factor), |l| (l.1, l.2));
+                let own = m.own_rates.iter().find(|l| l.0 == ph.name);
+                let (rate, factor) = line.or(own).map_or((m.rate, m.factor), |l| (l.1, l.2));
                 let unknown = if overlap == Overlap::AllTraffic && rate > 0.0 {
                     1.0
                 } else {
@@ -1065,6 +1076,7 @@ mod tests {
                 factor,
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
+                own_rates: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1143,6 +1155,7 @@ mod tests {
                 factor,
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
+                own_rates: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1225,6 +1238,7 @@ mod tests {
             factor: 2.0,
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
+            own_rates: Vec::new(),
         });
         let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
@@ -1254,6 +1268,7 @@ mod tests {
                 factor: 2.0,
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
+                own_rates: Vec::new(),
             });
             let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
             let k = &w.points[0].phases[0];
@@ -1285,6 +1300,7 @@ mod tests {
                 factor: 2.0,
                 transfer_factors: Vec::new(),
                 line_moves: line_moves.clone(),
+                own_rates: Vec::new(),
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1300,6 +1316,88 @@ mod tests {
     }
 
     #[test]
+    fn a_phase_on_one_thread_moves_at_its_own_rates() {
+        // 80 kB per run of 1 ms. At the device's rates (4 GB/s, g = 2) its traffic is 2 % of
+        // its time and it moves by 0.01 ms; it ran on one thread, which streamed at 1 GB/s
+        // in the window's level and meets the target's 4 times slower: e = 0.08, e·g = 0.32,
+        // one after the other +0.24 ms, overlapped +0, halfway +0.12 ms.
+        let s = one_ms_series(80_000, None);
+        let moved = |own_rates: Vec<(String, f64, f64)>,
+                     line_moves: Vec<(String, f64, f64)>,
+                     overlap: Overlap| {
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                transfer_factors: Vec::new(),
+                line_moves: line_moves.clone(),
+                own_rates: own_rates.clone(),
+            });
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
+                .median_seconds
+        };
+        let alone = || vec![("k".to_string(), 1e9, 4.0)];
+        assert!((moved(Vec::new(), Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::Half) - 1.12e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::None) - 1.24e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::Full) - 1.0e-3).abs() < 1e-12);
+        // Another phase's own rates leave this one alone.
+        let other = vec![("other".to_string(), 1e9, 4.0)];
+        assert!((moved(other, Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        // A strided phase takes its line move, which for one thread carries one thread's
+        // line rates, and its estimate stays the serial bound.
+        let line = vec![("k".to_string(), 0.4e9, 20.0)];
+        assert!((moved(alone(), line, Overlap::Half) - 4.8e-3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_interval_reaches_one_after_the_other_at_the_slower_rate() {
+        // A phase whose traffic is 2 % of its time at the window's rate (80 kB per ms at
+        // 4 GB/s), the target's level 2× slower than the window's, and device memory with no
+        // cache's help 8× slower: the interval reaches the slower rate with the traffic taken
+        // one after the other (+0.14 ms per ms), not only halfway (+0.07 ms).
+        let s = one_ms_series(80_000, None);
+        let moves = |factor: f64| {
+            [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor,
+                transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
+                own_rates: Vec::new(),
+            })
+        };
+        let upper = |f: &Forecast| {
+            f.phases
+                .iter()
+                .find(|p| p.name == "k")
+                .and_then(|p| p.calibrated.as_ref())
+                .expect("a calibrated estimate")
+                .interval_seconds[1]
+        };
+        let target = 800.0;
+        let fit = |others: &[&[LevelMove]]| {
+            forecast_calibrated_bounded(&s, target, &moves(2.0), others, Seconds(0.0))
+                .expect("fits")
+        };
+        // At N = 800, 8 ms of work: one after the other at the floor 8 ms · 1.14, halfway
+        // 8 ms · 1.07 (what the interval reached until 2026-11-26).
+        let serial_at_floor = upper(
+            &forecast_calibrated_bounded(&s, target, &moves(8.0), &[], Seconds(0.0)).expect("fits"),
+        );
+        assert!(
+            (serial_at_floor - 8e-3 * 1.14).abs() < 1e-9,
+            "{serial_at_floor}"
+        );
+        let bounded = upper(&fit(&[&moves(8.0)]));
+        assert!(
+            bounded >= serial_at_floor * (1.0 - 1e-9),
+            "{bounded} should reach {serial_at_floor}"
+        );
+        assert!(bounded > upper(&fit(&[])));
+    }
+
+    #[test]
     fn without_a_measured_rate_no_size_moves() {
         // A calibration without a bandwidth sweep gives rate 0 and factor 1: the sizes keep
         // their times (they used to become infinite: bytes over a rate of 0).
@@ -1310,6 +1408,7 @@ mod tests {
             factor: 1.0,
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
+            own_rates: Vec::new(),
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
@@ -1419,6 +1518,7 @@ mod tests {
                 factor: 1.0,
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
+                own_rates: Vec::new(),
             })
             .collect()
     }
@@ -1522,6 +1622,7 @@ mod tests {
                     factor,
                     transfer_factors: Vec::new(),
                     line_moves: Vec::new(),
+                    own_rates: Vec::new(),
                 })
                 .collect();
             let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
@@ -1728,6 +1829,7 @@ mod tests {
             factor: 1.9726,
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
+            own_rates: Vec::new(),
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
         let p = f
@@ -1830,6 +1932,7 @@ mod tests {
                 factor,
                 transfer_factors: vec![("download eps".into(), factor)],
                 line_moves: Vec::new(),
+                own_rates: Vec::new(),
             })
         };
         let target = 204.0;

@@ -56,6 +56,30 @@ pub struct DeviceFacts {
     /// median); empty where the calibration kept no samples. On a shared machine the memory
     /// level's rate moves from moment to moment, and a run made later may meet its fast end.
     pub streaming_spread: Vec<(u64, f64)>,
+    /// The rates one thread meets, where the calibration measured them (the host): a kernel
+    /// that ran on one thread moves between levels at these (docs/models.md §2.4).
+    pub one_thread: Option<OneThreadRates>,
+}
+
+/// The streaming and line sweeps measured with every launch on one thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OneThreadRates {
+    /// As [`DeviceFacts::streaming`], on one thread.
+    pub streaming: Vec<(u64, f64)>,
+    /// As [`DeviceFacts::lines`], on one thread.
+    pub lines: Vec<(u64, f64)>,
+}
+
+impl OneThreadRates {
+    /// [`DeviceFacts::streaming_rate`]'s rule over one thread's sweep.
+    pub fn streaming_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.streaming, bytes)
+    }
+
+    /// [`DeviceFacts::line_rate`]'s rule over one thread's strided sweep.
+    pub fn line_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.lines, bytes)
+    }
 }
 
 impl DeviceFacts {
@@ -220,6 +244,7 @@ pub struct WindowChoice {
 ///     lines: Vec::new(),
 ///     transfers: Vec::new(),
 ///     streaming_spread: Vec::new(),
+///     one_thread: None,
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -340,6 +365,7 @@ mod tests {
 
     fn device() -> DeviceFacts {
         DeviceFacts {
+            one_thread: None,
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
             levels: vec![
@@ -505,6 +531,7 @@ mod tests {
     #[test]
     fn a_flagged_size_is_rejected_with_its_reason() {
         let device = DeviceFacts {
+            one_thread: None,
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],

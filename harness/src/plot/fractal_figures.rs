@@ -543,6 +543,7 @@ mod tests {
         let samples: Vec<f64> = totals.iter().map(|t| t * share).collect();
         let (median, ci95) = summary3(&samples);
         PhasePoint {
+            threads: None,
             name: name.into(),
             median_seconds: median,
             ci95,

@@ -170,6 +170,42 @@ fn bandwidth_tables(c: &Calibration) -> String {
         }
         out.push_str(&t.render());
     }
+    if let Some(one) = &c.one_thread {
+        out.push_str(
+            "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
+        );
+        let all = |level: &str| {
+            c.bandwidth
+                .iter()
+                .flat_map(|b| &b.levels)
+                .find(|l| l.level == level)
+        };
+        let mut t = Table::new([
+            "level",
+            "copy",
+            "triad",
+            "copy, all threads",
+            "triad, all threads",
+        ]);
+        for l in &one.bandwidth.levels {
+            t.row([
+                l.level.clone(),
+                gbps(l.copy_gbps),
+                gbps(l.triad_gbps),
+                gbps(all(&l.level).and_then(|a| a.copy_gbps)),
+                gbps(all(&l.level).and_then(|a| a.triad_gbps)),
+            ]);
+        }
+        out.push_str(&t.render());
+        let s = &one.strided_read;
+        out.push_str(&format!(
+            "strided read on one thread: Δt {} ns, 95 % CI [{}, {}] ns, R² {:.4}\n",
+            sig(s.gap_ns, 4),
+            sig(s.ci95_ns[0], 4),
+            sig(s.ci95_ns[1], 4),
+            s.r_squared
+        ));
+    }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
         out.push_str(&babelstream_table(bs));
@@ -691,6 +727,7 @@ mod tests {
             iterations: 1,
             phases: vec![
                 PhaseTiming {
+                    threads: None,
                     name: "vadd".into(),
                     seconds: 0.002,
                     count: 10,
@@ -699,6 +736,7 @@ mod tests {
                     items: None,
                 },
                 PhaseTiming {
+                    threads: None,
                     name: "upload".into(),
                     seconds: 0.0005,
                     count: 2,

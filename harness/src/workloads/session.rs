@@ -56,7 +56,9 @@ impl<'d> Session<'d> {
     ) -> Result<(), WorkloadError> {
         let t = self.device.launch(&self.program, kernel, launch, args)?;
         let items = launch.global.iter().map(|&g| g as u64).product();
-        self.phases.add_launch(phase, t, bytes, Some(items));
+        let threads = self.device.last_launch_threads();
+        self.phases
+            .add_launch(phase, t, bytes, Some(items), threads);
         Ok(())
     }
 
