@@ -11,14 +11,14 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/reassess-suites.sh OUT|--in-place [HARNESS]}
 harness=${2:-./target/release/harness}
 [ -x "$harness" ] || { echo "error: $harness not found: build it with cargo build --release" >&2; exit 2; }
-host=host-amd-epyc
-pocl=opencl-pthread-skylake-avx512-amd-epyc
-# run name, folder, calibration folder (the calibration each run was assessed against)
+# run name, folder, calibration folder (the calibration each run was assessed against); each
+# device's cases are the folder's <device>.suite/, its calibration <calibration folder>/<device>.json
 mapfile -t runs < <(grep -v '^#' scripts/suite-runs.txt)
 for r in "${runs[@]}"; do
   read -r name dir cal <<<"$r"
-  for dev in $host $pocl; do
-    [ -d "$dir/$dev.suite" ] || continue
+  for suite in "$dir"/*.suite/; do
+    dev=$(basename "$suite" .suite)
+    [ -f "$cal/$dev.json" ] || continue
     if [ "$out" = --in-place ]; then dest=$dir; else dest=$out/$name; mkdir -p "$dest"; fi
     "$harness" validate-suite --from "$dir/$dev.suite" --calibration "$cal/$dev.json" \
       --output-dir "$dest" > "$dest/reassess-$dev.log" 2>&1 \

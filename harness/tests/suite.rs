@@ -165,3 +165,58 @@ fn a_suite_runs_writes_each_case_and_reassesses_the_same_numbers() {
     );
     assert_eq!(first["summary"], second["summary"]);
 }
+
+#[test]
+fn stored_cases_are_assessed_again_in_the_suites_order() {
+    // Suite run 48's host cases, whose file names sort adi, jacobi2d, line-solve, …
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let run = root.join("results/suite-2026-11-26r");
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "validate-suite",
+            "--from",
+            &run.join("host-intel-r-xeon-r-processor.suite")
+                .to_string_lossy(),
+            "--calibration",
+            &run.join("calibrations/host-intel-r-xeon-r-processor.json")
+                .to_string_lossy(),
+            "--output-dir",
+            "again",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let suite: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            dir.path()
+                .join("again/host-intel-r-xeon-r-processor.suite.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let order: Vec<&str> = suite["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| c["case"].as_str().expect("a case"))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "vadd",
+            "triad",
+            "jacobi2d",
+            "sor-reordered",
+            "sor-rb",
+            "adi-reordered",
+            "lu-ssor",
+            "line-solve-reordered"
+        ]
+    );
+}

@@ -2,7 +2,7 @@
 //!
 //! It always works, it is the reference every device result is checked against, and it is
 //! the CPU side of the hybrid model. A host "kernel" receives the whole launch and
-//! parallelises it itself (on [`host_pool`](super::host_pool), one contiguous part per core;
+//! parallelises it itself (on [`host_pool`], one contiguous part per core;
 //! the twins of ADI's sweeps and swap, the line solves, SOR's diagonals and skew copies,
 //! sor-rb's colours and LU's planes run on the launching thread alone); buffers are handed to it as typed slices under a run-time borrow check,
 //! so a twin never needs `unsafe`.

@@ -219,6 +219,14 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
         device.get_or_insert(info);
         done.push((case, v));
     }
+    // The suite's own order (the built-in workloads' order, then specs by file name), not
+    // the files' alphabetical one.
+    done.sort_by_key(|(case, _)| {
+        names()
+            .iter()
+            .position(|n| *n == case.workload)
+            .unwrap_or(usize::MAX)
+    });
     let device = device.context("no validation read")?;
     finish(device, &done, output_dir)
 }

@@ -113,18 +113,26 @@ pub fn latency_figure(c: &Calibration) -> Result<Figure, PlotError> {
 pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
     let sweep = c.bandwidth.as_ref()?;
     let title = format!("Streaming bandwidth by working set, {}", device(c));
+    // One thread's copy and triad (the host), dashed beside the device's.
+    let alone = c.one_thread.iter().flat_map(|o| &o.bandwidth.curves);
     let mut series: Vec<Series> = sweep
         .curves
         .iter()
-        .map(|curve| {
-            Series::measured(
-                format!("{:?}", curve.kernel).to_lowercase(),
+        .map(|curve| (curve, ""))
+        .chain(alone.map(|curve| (curve, ", one thread")))
+        .map(|(curve, which)| {
+            let mut s = Series::measured(
+                format!("{}{which}", curve.kernel.name()),
                 Mark::Line,
                 curve.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
                     let x = p.working_set_bytes as f64 / 1024.0;
                     (x, p.gbps, p.ci95_gbps[0], p.ci95_gbps[1])
                 }),
-            )
+            );
+            if !which.is_empty() {
+                s.mark = Mark::Dashed;
+            }
+            s
         })
         .filter(|s| !s.points.is_empty())
         .collect();
@@ -210,4 +218,61 @@ pub fn gaps_figure(c: &Calibration) -> Result<Figure, PlotError> {
 
 fn sig(v: f64) -> String {
     crate::export::table::sig(v, 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::OneThread;
+
+    #[test]
+    fn the_bandwidth_figure_draws_one_threads_curves_beside_the_devices() {
+        use crate::bench::bandwidth::{
+            BandwidthCurve, BandwidthPoint, BandwidthSweep, StreamKernel,
+        };
+        let sweep = |kernels: &[StreamKernel], gbps: f64| BandwidthSweep {
+            executors: 2,
+            curves: kernels
+                .iter()
+                .map(|&kernel| BandwidthCurve {
+                    kernel,
+                    points: [1 << 16, 1 << 20, 1 << 26]
+                        .into_iter()
+                        .map(|bytes| BandwidthPoint {
+                            working_set_bytes: bytes,
+                            gbps,
+                            ci95_gbps: [0.9 * gbps, 1.1 * gbps],
+                            passes: 1,
+                            outliers: 0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            levels: Vec::new(),
+        };
+        let mut c = crate::calibration::test_fixture();
+        c.bandwidth = Some(sweep(&StreamKernel::ALL, 100.0));
+        let labels = |c: &Calibration| -> Vec<(String, Mark)> {
+            bandwidth_figure(c)
+                .expect("a sweep")
+                .expect("a figure")
+                .main
+                .series
+                .iter()
+                .map(|s| (s.label.clone(), s.mark))
+                .collect()
+        };
+        let before = labels(&c);
+        assert!(before.iter().all(|(l, _)| !l.contains("one thread")));
+        c.one_thread = Some(OneThread {
+            bandwidth: sweep(&[StreamKernel::Copy, StreamKernel::Triad], 40.0),
+            strided_read: c.gaps[0].clone(),
+        });
+        let after = labels(&c);
+        assert_eq!(after.len(), before.len() + 2);
+        for kernel in ["copy", "triad"] {
+            let label = format!("{kernel}, one thread");
+            assert!(after.contains(&(label, Mark::Dashed)), "{after:?}");
+        }
+    }
 }
