@@ -320,3 +320,24 @@ fn check_page(page: &Path) {
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
     assert!(console.is_empty(), "{}: {console:?}", page.display());
 }
+
+#[test]
+fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let calibrations = root.join("results/suite-2026-11-26r/calibrations");
+    let out = tempfile::tempdir().unwrap();
+    let o = harness()
+        .arg("report")
+        .args(from_args(&[calibrations]))
+        .args(["--out", out.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page =
+        |slug: &str| std::fs::read_to_string(out.path().join(format!("{slug}.html"))).unwrap();
+    let host = page("host-intel-r-xeon-r-processor");
+    assert!(host.contains("Streaming bandwidth per level on one thread"));
+    assert!(host.contains("strided read on one thread: Δt"));
+    let pocl = page("opencl-pthread-skylake-avx512-intel-r-xeon-r-processor");
+    assert!(!pocl.contains("on one thread"));
+}

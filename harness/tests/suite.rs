@@ -220,3 +220,24 @@ fn stored_cases_are_assessed_again_in_the_suites_order() {
         ]
     );
 }
+
+#[test]
+fn a_suite_in_which_a_variant_predicted_nothing_reads_back() {
+    // Suite run 49 on PoCL: four cases, none of which the windowed variant predicted, so its
+    // errors and shares are NaN, written as `null`.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../results/suite-2026-11-26s/opencl-pthread-skylake-avx512-intel-r-xeon-r-processor.suite.json",
+    );
+    let suite: harness::experiments::suite::Suite =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("reads back");
+    let windowed = suite
+        .summary
+        .iter()
+        .find(|v| v.predicted == 0)
+        .expect("a variant that predicted nothing");
+    assert!(windowed.error.median.is_nan() && windowed.interval_holds.is_nan());
+    assert!(suite
+        .summary
+        .iter()
+        .any(|v| v.predicted == 4 && v.interval_holds == 1.0));
+}

@@ -514,17 +514,24 @@ mod tests {
         let (_, small) = counting_parties(|| map_ranges(MIN_PART, 1, |r| r.len()));
         assert_eq!(small, 1);
         assert_eq!(last_counted_parties(), Some(1));
-        // A large one is split; the workers join at least one of many launches (the count is
-        // what ran, so a single launch may find them asleep).
-        let busy = |r: Range<usize>| {
+        // A large one is split, and a worker that joins it is counted: each part waits (up to
+        // a second, so a loaded machine has time to schedule the worker) until a second part
+        // has started, so the caller cannot finish both parts alone.
+        let busy = |r: Range<usize>, started: &AtomicUsize| {
+            started.fetch_add(1, SeqCst);
             let start = Instant::now();
-            while start.elapsed() < Duration::from_micros(200) {
+            while started.load(SeqCst) < 2.min(parties())
+                && start.elapsed() < Duration::from_secs(1)
+            {
                 std::hint::spin_loop();
             }
             r.len()
         };
-        let most = (0..50)
-            .map(|_| counting_parties(|| map_ranges(n, 1, busy)).1)
+        let most = (0..5)
+            .map(|_| {
+                let started = AtomicUsize::new(0);
+                counting_parties(|| map_ranges(n, 1, |r| busy(r, &started))).1
+            })
             .max()
             .unwrap_or(0);
         assert!(most <= parties());

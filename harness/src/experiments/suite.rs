@@ -409,9 +409,12 @@ pub struct VariantSummary {
     pub cases: usize,
     /// Errors over the cases it predicted, percent.
     pub error: ErrorSummary,
-    /// Share of its intervals that hold the measured value.
+    /// Share of its intervals that hold the measured value (NaN, `null` in JSON, where it
+    /// predicted no case).
+    #[serde(deserialize_with = "super::validate::nan_where_null")]
     pub interval_holds: f64,
     /// Share of its intervals no wider than 2× (high ÷ low).
+    #[serde(deserialize_with = "super::validate::nan_where_null")]
     pub interval_within_2x: f64,
 }
 

@@ -50,15 +50,26 @@ pub struct ValidationRow {
     pub calibrated: Option<CalibratedEstimate>,
 }
 
-/// Error statistics over the rows of one kind.
+/// Error statistics over the rows of one kind. Over no row at all (a variant that predicted
+/// no case of a suite) each is NaN, which JSON writes as `null` and which reads back as NaN.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ErrorSummary {
     /// Mean absolute percentage error.
+    #[serde(deserialize_with = "nan_where_null")]
     pub mean: f64,
     /// Median.
+    #[serde(deserialize_with = "nan_where_null")]
     pub median: f64,
     /// Maximum.
+    #[serde(deserialize_with = "nan_where_null")]
     pub max: f64,
+}
+
+/// A number whose `null` (JSON's spelling of NaN, as serde writes one) reads back as NaN: a
+/// suite in which a variant predicted nothing could not be read again (`harness figures`
+/// skipped it).
+pub(crate) fn nan_where_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// The whole validation.
@@ -369,6 +380,16 @@ pub fn windowed_forecast(
     )
 }
 
+/// The kernel phases of `point` whose every launch ran on one thread (a host twin that is one
+/// loop): they move between levels at one thread's rates (docs/models.md §2.4).
+fn one_thread_phases(point: &SeriesPoint) -> impl Iterator<Item = &str> {
+    point
+        .phases
+        .iter()
+        .filter(|ph| ph.threads == Some(1) && is_kernel_phase(&ph.name))
+        .map(|ph| ph.name.as_str())
+}
+
 /// `moves` with the target's level streaming at `rate` (bytes per second) instead of
 /// `measured`: each size's g = R(W_i) / rate; a size without a rate stays unmoved. A phase
 /// that moves at one thread's rates has its g scaled by the same ratio, `measured / rate`
@@ -473,11 +494,8 @@ pub fn calibrated_forecast(
             let alone: Vec<&str> = series
                 .points
                 .iter()
-                .find(|p| p.size == size)
-                .into_iter()
-                .flat_map(|p| &p.phases)
-                .filter(|ph| ph.threads == Some(1) && is_kernel_phase(&ph.name))
-                .map(|ph| ph.name.as_str())
+                .filter(|p| p.size == size)
+                .flat_map(one_thread_phases)
                 .collect();
             let one = device.one_thread.as_ref();
             let pair = |rate: &dyn Fn(u64) -> Option<f64>| {
@@ -526,9 +544,7 @@ pub fn calibrated_forecast(
             .points
             .iter()
             .filter(|p| choice.accepted.contains(&p.size))
-            .flat_map(|p| &p.phases)
-            .filter(|ph| ph.threads == Some(1) && is_kernel_phase(&ph.name))
-            .map(|ph| ph.name.as_str())
+            .flat_map(one_thread_phases)
             .collect();
         alone.sort_unstable();
         alone.dedup();
@@ -871,6 +887,22 @@ mod tests {
         series.launch_probe = None;
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
         assert!(forecast.is_some(), "{:?}", window.note);
+    }
+
+    #[test]
+    fn an_error_summary_over_no_row_reads_back() {
+        let none = ErrorSummary {
+            mean: f64::NAN,
+            median: f64::NAN,
+            max: f64::NAN,
+        };
+        let text = serde_json::to_string(&none).expect("serialises");
+        assert_eq!(text, r#"{"mean":null,"median":null,"max":null}"#);
+        let back: ErrorSummary = serde_json::from_str(&text).expect("reads back");
+        assert!(back.mean.is_nan() && back.median.is_nan() && back.max.is_nan());
+        let some: ErrorSummary =
+            serde_json::from_str(r#"{"mean":1.5,"median":1.0,"max":3.0}"#).expect("reads");
+        assert_eq!((some.mean, some.median, some.max), (1.5, 1.0, 3.0));
     }
 
     #[test]

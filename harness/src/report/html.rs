@@ -618,6 +618,13 @@ fn calibration_section(b: &mut Builder, e: &Entry, c: &Calibration) {
         }
         b.table("Streaming bandwidth per level (median of the sweep)", &t);
     }
+    if let Some((t, strided)) = crate::report::views::one_thread_table(c) {
+        b.table(
+            "Streaming bandwidth per level on one thread, GB/s (what a host twin that is one loop meets)",
+            &t,
+        );
+        b.para(&strided);
+    }
     if !c.reported_caches.is_empty() {
         let mut t = Table::new(["level", "kind", "bytes", "source"]);
         for r in &c.reported_caches {

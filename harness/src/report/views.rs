@@ -170,41 +170,12 @@ fn bandwidth_tables(c: &Calibration) -> String {
         }
         out.push_str(&t.render());
     }
-    if let Some(one) = &c.one_thread {
+    if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
             "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
         );
-        let all = |level: &str| {
-            c.bandwidth
-                .iter()
-                .flat_map(|b| &b.levels)
-                .find(|l| l.level == level)
-        };
-        let mut t = Table::new([
-            "level",
-            "copy",
-            "triad",
-            "copy, all threads",
-            "triad, all threads",
-        ]);
-        for l in &one.bandwidth.levels {
-            t.row([
-                l.level.clone(),
-                gbps(l.copy_gbps),
-                gbps(l.triad_gbps),
-                gbps(all(&l.level).and_then(|a| a.copy_gbps)),
-                gbps(all(&l.level).and_then(|a| a.triad_gbps)),
-            ]);
-        }
         out.push_str(&t.render());
-        let s = &one.strided_read;
-        out.push_str(&format!(
-            "strided read on one thread: Δt {} ns, 95 % CI [{}, {}] ns, R² {:.4}\n",
-            sig(s.gap_ns, 4),
-            sig(s.ci95_ns[0], 4),
-            sig(s.ci95_ns[1], 4),
-            s.r_squared
-        ));
+        out.push_str(&format!("{strided}\n"));
     }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
@@ -232,6 +203,44 @@ fn bandwidth_tables(c: &Calibration) -> String {
         out.push_str(&format!("wall time {total:.1} s: {}\n", laps.join(", ")));
     }
     out
+}
+
+/// One thread's copy and triad per level beside the device's, and a line on one thread's
+/// strided read sweep, where the calibration measured them (the host).
+pub fn one_thread_table(c: &Calibration) -> Option<(Table, String)> {
+    let one = c.one_thread.as_ref()?;
+    let gbps = |v: Option<f64>| opt(v.map(|g| sig(g, 3)));
+    let all = |level: &str| {
+        c.bandwidth
+            .iter()
+            .flat_map(|b| &b.levels)
+            .find(|l| l.level == level)
+    };
+    let mut t = Table::new([
+        "level",
+        "copy",
+        "triad",
+        "copy, all threads",
+        "triad, all threads",
+    ]);
+    for l in &one.bandwidth.levels {
+        t.row([
+            l.level.clone(),
+            gbps(l.copy_gbps),
+            gbps(l.triad_gbps),
+            gbps(all(&l.level).and_then(|a| a.copy_gbps)),
+            gbps(all(&l.level).and_then(|a| a.triad_gbps)),
+        ]);
+    }
+    let s = &one.strided_read;
+    let strided = format!(
+        "strided read on one thread: Δt {} ns, 95 % CI [{}, {}] ns, R² {:.4}",
+        sig(s.gap_ns, 4),
+        sig(s.ci95_ns[0], 4),
+        sig(s.ci95_ns[1], 4),
+        s.r_squared
+    );
+    Some((t, strided))
 }
 
 /// BabelStream's five kernels, as BabelStream prints them, the device-timed rate beside.
@@ -683,6 +692,36 @@ mod tests {
         }
         let text = window_report(&window(vec![768, 1024, 1448]));
         assert!(text.contains("fitted on [768, 1024, 1448]"), "{text}");
+    }
+
+    #[test]
+    fn the_calibration_summary_shows_one_threads_rates_where_measured() {
+        let mut c = test_fixture();
+        assert!(!calibration_summary(&c).contains("on one thread"));
+        let sweep = crate::bench::bandwidth::BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels: vec![crate::bench::bandwidth::LevelBandwidth {
+                level: "L2".into(),
+                working_set_bytes: [65536, 4 << 20],
+                read_gbps: None,
+                write_gbps: None,
+                copy_gbps: Some(72.3),
+                triad_gbps: Some(84.1),
+            }],
+        };
+        c.one_thread = Some(crate::calibration::OneThread {
+            bandwidth: sweep,
+            strided_read: c.gaps[0].clone(),
+        });
+        let text = calibration_summary(&c);
+        assert!(text.contains("the same on one thread, GB/s"), "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("L2 ") && l.contains("72.3"))
+            .expect("one thread's L2 row");
+        assert!(row.contains("84.1"), "{row}");
+        assert!(text.contains("strided read on one thread: Δt"), "{text}");
     }
 
     #[test]
