@@ -102,20 +102,13 @@ pub fn calibrate(
     let transfer_fits = transfers(&mut ctx)?;
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
-    let bandwidth = measure_bandwidth(
-        &mut ctx,
-        &bandwidth_sizes(max_working_set(device)),
-        &latency_levels,
-    )?;
+    let streaming_sizes = bandwidth_sizes(max_working_set(device));
+    let bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
     stages.lap("bandwidth sweep");
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
     let one_thread = if info.backend == BackendKind::Host {
-        let measured = one_thread(
-            &mut ctx,
-            &bandwidth_sizes(max_working_set(device)),
-            &latency_levels,
-        )?;
+        let measured = one_thread(&mut ctx, &streaming_sizes, &latency_levels)?;
         stages.lap("one thread's rates");
         Some(measured)
     } else {
