@@ -70,6 +70,50 @@ fn maxplus_predicts_from_a_calibration_as_json() {
 }
 
 #[test]
+fn maxplus_predicts_ext_level_where_the_calibration_has_a_bandwidth_sweep() {
+    let out = harness()
+        .args(["maxplus"])
+        .arg(repo("kernels/graphs/triad.toml"))
+        .arg("--calibration")
+        .arg(repo("calibrations/host-amd-epyc.json"))
+        .args(["--sizes", "2^16,2^26", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let level = |i: usize| {
+        json["predictions"][i]["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["model"] == "ext_level")
+            .cloned()
+            .expect("an ext_level prediction")
+    };
+    let (small, large) = (level(0), level(1));
+    assert_eq!(small["published"], false);
+    // 2^16 elements (768 KiB) stream from the L2, 2^26 from memory, and the formula says so.
+    let formula = |v: &serde_json::Value| v["formula"].as_str().unwrap().to_string();
+    assert!(
+        formula(&small).contains("4 B / L2 streaming bandwidth"),
+        "{small}"
+    );
+    assert!(
+        formula(&large).contains("4 B / memory streaming bandwidth"),
+        "{large}"
+    );
+    let (s, l) = (
+        small["seconds"].as_f64().unwrap(),
+        large["seconds"].as_f64().unwrap(),
+    );
+    assert!(s > 0.0 && l > 100.0 * s, "{s} {l}");
+}
+
+#[test]
 fn sizes_without_values_and_bad_graphs_are_one_line() {
     let out = harness()
         .args(["maxplus"])

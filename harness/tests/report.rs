@@ -161,7 +161,10 @@ fn an_unknown_device_or_nothing_to_read_is_one_error_line() {
     let mut args: Vec<&str> = vec!["figures"];
     args.extend(from.iter().map(String::as_str));
     args.extend(["--device", "no-such-device", "--out", "/tmp/unused-figures"]);
-    fails_with(&args, "known: cuda-nvidia-h100-80gb-hbm3, host-amd-epyc");
+    fails_with(
+        &args,
+        "known: cuda-nvidia-h100-80gb-hbm3, cuda-nvidia-h200, host-amd-epyc",
+    );
     fails_with(
         &["report", "--from", "/nonexistent/results"],
         "nothing to read",

@@ -53,6 +53,14 @@ pub struct ModelInputs {
     /// The streaming-bandwidth sweep per kernel, for the bandwidth at a given working set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bandwidth_curves: Vec<BandwidthCurve>,
+    /// On a GPU: BabelStream's copy and triad in the same calibration, device-timed, GB/s.
+    /// Device memory's streaming rate is held to at least these ([`Self::streaming_gap`]):
+    /// the sweep's one wave of executors streamed an H200's device memory at 2.06–2.55 TB/s
+    /// (copy, triad at 256 MiB) where BabelStream's floats ran at 2.51–3.25 and the max-plus
+    /// graphs at 3.3. Empty on a CPU, where BabelStream is the slower of the two about as
+    /// often as the faster.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_reference: Vec<(StreamKernel, f64)>,
 }
 
 impl ModelInputs {
@@ -106,6 +114,7 @@ impl ModelInputs {
                 .bandwidth
                 .as_ref()
                 .map_or(Vec::new(), |b| b.curves.clone()),
+            memory_reference: memory_reference(calibration),
         }
     }
 
@@ -145,7 +154,7 @@ impl ModelInputs {
                     .abs()
                     .total_cmp(&(mix(b.kernel) - wanted).abs())
             })?;
-        let gbps = interpolate(&curve.points, bytes as f64)?;
+        let swept = interpolate(&curve.points, bytes as f64)?;
         let level = self
             .level_bandwidths
             .iter()
@@ -153,7 +162,20 @@ impl ModelInputs {
                 (l.working_set_bytes[0] as u64..=l.working_set_bytes[1] as u64).contains(&bytes)
             })
             .map_or_else(|| "memory".to_string(), |l| l.level.clone());
-        Some((level, Seconds(4.0 / (gbps * 1e9))))
+        // In device memory, at least BabelStream's rate for the same kernel (GPUs only).
+        let reference = self
+            .memory_reference
+            .iter()
+            .find(|(k, _)| *k == curve.kernel)
+            .map(|&(_, r)| r)
+            .filter(|&r| level == "memory" && r > swept);
+        Some(match reference {
+            Some(r) => (
+                format!("{level} (BabelStream's {})", curve.kernel.name()),
+                Seconds(4.0 / (r * 1e9)),
+            ),
+            None => (level, Seconds(4.0 / (swept * 1e9))),
+        })
     }
 
     /// The executor count n, rounded, at least 1.
@@ -163,6 +185,32 @@ impl ModelInputs {
             .find(|s| s.name == Parameter::Executors.key())
             .map_or(1, |s| s.value.round().max(1.0) as u64)
     }
+}
+
+/// BabelStream's copy and triad rates (device-timed, GB/s) on a GPU, for
+/// [`ModelInputs::memory_reference`]; empty on a CPU or without BabelStream.
+fn memory_reference(calibration: &Calibration) -> Vec<(StreamKernel, f64)> {
+    if calibration.device.class != crate::backend::DeviceClass::Gpu {
+        return Vec::new();
+    }
+    let Some(b) = &calibration.babelstream else {
+        return Vec::new();
+    };
+    [(StreamKernel::Copy, "copy"), (StreamKernel::Triad, "triad")]
+        .into_iter()
+        .filter_map(|(kernel, name)| {
+            let k = b
+                .kernels
+                .iter()
+                .find(|k| k.name.eq_ignore_ascii_case(name))?;
+            let mbps = if k.device_mbytes_per_sec > 0.0 {
+                k.device_mbytes_per_sec
+            } else {
+                k.mbytes_per_sec
+            };
+            (mbps.is_finite() && mbps > 0.0).then_some((kernel, mbps * 1e-3))
+        })
+        .collect()
 }
 
 /// What the fit-window rules and the calibrated variant need from a calibration
@@ -455,6 +503,79 @@ mod tests {
             (floor - 2.0 * 402_653_184.0 / 0.0125).abs() < 1.0,
             "{floor}"
         );
+    }
+
+    #[test]
+    fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
+        use crate::bench::bandwidth::{BandwidthCurve, BandwidthSweep, LevelBandwidth};
+        let mut c = test_fixture();
+        let point = |mib: usize, gbps: f64| BandwidthPoint {
+            working_set_bytes: mib << 20,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            passes: 1,
+            outliers: 0,
+        };
+        let level = |name: &str, lo: usize, hi: usize| LevelBandwidth {
+            level: name.into(),
+            working_set_bytes: [lo << 20, hi << 20],
+            read_gbps: None,
+            write_gbps: None,
+            copy_gbps: None,
+            triad_gbps: None,
+        };
+        // An H200's triad sweep: 7.3 TB/s in the L2, falling to 2.55 past it.
+        c.bandwidth = Some(BandwidthSweep {
+            executors: 270_336,
+            curves: vec![BandwidthCurve {
+                kernel: StreamKernel::Triad,
+                points: vec![point(32, 7300.0), point(256, 2552.0)],
+            }],
+            levels: vec![level("L2", 1, 63), level("memory", 64, 256)],
+        });
+        let kernel = |name: &str, mbps: f64| crate::bench::babelstream::BabelStreamKernel {
+            name: name.into(),
+            mbytes_per_sec: 0.9 * mbps,
+            min_seconds: 1e-4,
+            max_seconds: 1e-4,
+            average_seconds: 1e-4,
+            device_mbytes_per_sec: mbps,
+        };
+        c.babelstream = Some(crate::bench::babelstream::BabelStream {
+            elements: 1 << 25,
+            precision: crate::bench::babelstream::Precision::Float,
+            iterations: 100,
+            executors: 1 << 25,
+            kernels: vec![kernel("Copy", 2_509_305.0), kernel("Triad", 3_251_398.0)],
+            max_rel_error: 0.0,
+        });
+        let gap = |c: &Calibration, mib: u64| {
+            ModelInputs::from_calibration(c)
+                .streaming_gap(mib << 20, 2, 1)
+                .expect("a sweep")
+        };
+        // A CPU keeps the sweep's rate: there BabelStream is no bound either way.
+        c.device.class = crate::backend::DeviceClass::Cpu;
+        assert!(ModelInputs::from_calibration(&c)
+            .memory_reference
+            .is_empty());
+        let (name, cpu) = gap(&c, 805);
+        assert_eq!(name, "memory");
+        assert!((4.0 / cpu.0 / 1e9 - 2552.0).abs() < 1e-6);
+        // A GPU's device memory streams at least at BabelStream's device-timed triad, and
+        // says so; its L2 keeps the sweep's rate.
+        c.device.class = crate::backend::DeviceClass::Gpu;
+        let (name, gpu) = gap(&c, 805);
+        assert_eq!(name, "memory (BabelStream's triad)");
+        assert!((4.0 / gpu.0 / 1e9 - 3251.398).abs() < 1e-6);
+        let (name, l2) = gap(&c, 32);
+        assert_eq!(name, "L2");
+        assert!((4.0 / l2.0 / 1e9 - 7300.0).abs() < 1e-6);
+        // Where the sweep is the faster, it stands.
+        if let Some(b) = c.babelstream.as_mut() {
+            b.kernels = vec![kernel("Triad", 2_000_000.0)];
+        }
+        assert_eq!(gap(&c, 805), ("memory".to_string(), cpu));
     }
 
     #[test]

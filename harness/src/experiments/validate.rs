@@ -531,6 +531,8 @@ pub fn calibrated_forecast(
                 transfer_factors,
                 line_moves,
                 own_rates,
+                in_target_level: target_rate.is_some()
+                    && device.level_of(working_set) == device.level_of(target_bytes),
             }
         })
         .collect();

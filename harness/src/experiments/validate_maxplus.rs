@@ -21,7 +21,7 @@ use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::stats::Summary;
 use crate::model::maxplus::{
     predict_iteration, predict_iteration_at_level, KernelGraph, LaunchCost, LaunchPlan,
-    MaxPlusError, VariantTime,
+    MaxPlusError, Parameters, VariantTime,
 };
 use crate::workloads::registry::lookup;
 use crate::workloads::{Layout, Workload, WorkloadError};
@@ -208,6 +208,38 @@ pub fn iterations_for(per_iteration: f64, least: usize, min_seconds: f64) -> usi
     wanted.max(least)
 }
 
+/// Our `ext_level` extension's prediction of one iteration at `size`
+/// ([`predict_iteration_at_level`]): Δt = ΔT = 4 B over the streaming rate the calibration
+/// measured where the workload's working set lives, each launch at the back-to-back cost;
+/// `None` where the calibration has no bandwidth sweep.
+pub fn level_prediction(
+    graph: &KernelGraph,
+    kernel: &GraphKernel,
+    workload: &dyn Workload,
+    inputs: &ModelInputs,
+    parameters: &Parameters,
+    executors: u64,
+    size: usize,
+) -> Option<Result<VariantTime, MaxPlusError>> {
+    let (level, gap) = inputs.streaming_gap(
+        workload.bytes_needed(size),
+        graph.memory_reads(),
+        graph.writes(),
+    )?;
+    Some(predict_iteration_at_level(
+        graph,
+        kernel.plan,
+        parameters,
+        executors,
+        inputs
+            .launch_sequence
+            .unwrap_or(LaunchCost::fixed(inputs.launch_seconds)),
+        size,
+        gap,
+        &level,
+    ))
+}
+
 /// Run the graph's kernel at each size and compare with every variant's prediction. A size
 /// that does not fit the device is skipped and listed, not fatal.
 pub fn validate_maxplus(
@@ -241,27 +273,16 @@ pub fn validate_maxplus(
             size,
         )
         .map_err(model_error)?;
-        if let Some((level, gap)) = options.inputs.streaming_gap(
-            workload.bytes_needed(size),
-            graph.memory_reads(),
-            graph.writes(),
+        if let Some(level) = level_prediction(
+            graph,
+            kernel,
+            workload.as_ref(),
+            &options.inputs,
+            &parameters,
+            options.executors,
+            size,
         ) {
-            predictions.push(
-                predict_iteration_at_level(
-                    graph,
-                    kernel.plan,
-                    &parameters,
-                    options.executors,
-                    options
-                        .inputs
-                        .launch_sequence
-                        .unwrap_or(LaunchCost::fixed(options.inputs.launch_seconds)),
-                    size,
-                    gap,
-                    &level,
-                )
-                .map_err(model_error)?,
-            );
+            predictions.push(level.map_err(model_error)?);
         }
         planned.push((size, predictions));
     }

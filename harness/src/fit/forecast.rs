@@ -327,6 +327,12 @@ pub struct LevelMove {
     /// A strided phase on one thread takes one thread's line rates in `line_moves` instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub own_rates: Vec<(String, f64, f64)>,
+    /// Whether this size's working set lies in the target's memory level. Where it does and
+    /// the sweep rates the target no slower (g_i ≤ 1), the kernel's own rate is a measurement
+    /// of that level: one that streamed faster than the sweep (e_i > 1) is not slowed to the
+    /// sweep's rate at the target (docs/models.md §2.4, "A window in the target's level").
+    #[serde(default)]
+    pub in_target_level: bool,
 }
 
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
@@ -340,7 +346,9 @@ pub struct LevelMove {
 /// `e_i = B_i / (w_i · R(W_i))` and `g_i = R(W_i) / R(W_target)`), where B_i is the phase's
 /// bytes moved (a phase that does not say does not move, as in `windowed`). e_i is not capped
 /// at 1: a kernel that streams faster than the sweep did at its working set still cannot
-/// stream faster at the target than the target level's rate. A transfer
+/// stream faster at the target than the target level's rate; except where the small size
+/// lies in the target's level itself ([`LevelMove::in_target_level`]) and g_i ≤ 1, whose
+/// kernel then measured that level's rate for it (e_i ≤ 1 there). A transfer
 /// phase moves by its [`LevelMove::transfer_factors`] (the calibrated transfer sweep's time
 /// per byte at the target's transfer size over that at this size's); host steps do not move.
 /// Then the log-log fit and extrapolation of the windowed variant. A kernel whose traffic fits
@@ -376,7 +384,7 @@ pub fn forecast_calibrated_bounded(
     let fit = |moves: &[LevelMove], overlap: Overlap| -> Result<Forecast, FitError> {
         let window = move_to_target_level(series, moves, launch, overlap, &fixed);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
-        calibrate_estimates(&window, &fixed, &mut forecast);
+        calibrate_estimates(&window, &fixed, moves, &mut forecast);
         Ok(forecast)
     };
     let mut forecast = fit(moves, Overlap::Half)?;
@@ -519,11 +527,20 @@ fn move_to_target_level(
                 } else {
                     0.0
                 };
-                let share = ph
+                let e = ph
                     .bytes
                     .filter(|_| rate > 0.0)
-                    .map_or(unknown, |b| b as f64 / (work * rate))
-                    * factor;
+                    .map_or(unknown, |b| b as f64 / (work * rate));
+                // In the target's own level, where the sweep sees the target no slower than
+                // this size (g ≤ 1), the kernel's rate is that level's for it: the sweep's
+                // rate there is no floor (an H200's float sweep streamed 2.57 TB/s in device
+                // memory, vadd 3.33 TB/s at the same working sets).
+                let e = if m.in_target_level && factor <= 1.0 {
+                    e.min(1.0)
+                } else {
+                    e
+                };
+                let share = e * factor;
                 let roofline = work * (share.max(1.0) - 1.0);
                 // One after the other: the traffic's own time grows by g; never less than
                 // the roofline (a kernel that streamed faster than the sweep, e > 1).
@@ -559,7 +576,12 @@ fn move_to_target_level(
 /// launches × L), one that declares no bytes but counts its work items as `w_i = c·I_i + f`;
 /// a phase in `fixed` is its window's time per launch times the launches at the target; other
 /// phases keep their log-log line.
-fn calibrate_estimates(window: &SeriesMedians, fixed: &[String], forecast: &mut Forecast) {
+fn calibrate_estimates(
+    window: &SeriesMedians,
+    fixed: &[String],
+    moves: &[LevelMove],
+    forecast: &mut Forecast,
+) {
     let target = forecast.target;
     let mut sum = [0.0; 3];
     let mut complete = forecast.skipped_phases.is_empty();
@@ -595,7 +617,13 @@ fn calibrate_estimates(window: &SeriesMedians, fixed: &[String], forecast: &mut 
                 counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
             }
             Some((unit, amounts)) if is_kernel_phase(&p.name) => {
-                per_unit_estimate(&p.fractal, unit, amounts, noise.as_deref(), target)
+                // A phase counted in work items was not moved: its cost per item may still
+                // rise on to the target, but by no more than all of it as traffic would,
+                // from the window's largest size to the target's level.
+                let cap = (unit == Unit::Item)
+                    .then(|| top_move_factor(window, moves, &p.name))
+                    .flatten();
+                per_unit_estimate(&p.fractal, unit, amounts, noise.as_deref(), target, cap)
             }
             _ => None,
         }
@@ -685,6 +713,22 @@ fn per_launch_estimate(
     })
 }
 
+/// g at the window's largest size for the phase `name`: how much more slowly the target's
+/// level streams than that size's, at the rate the phase moves by (its line rate where it is
+/// strided, one thread's where it ran on one, else the device's); at least 1. `None` without
+/// a move for that size or a measured rate.
+fn top_move_factor(window: &SeriesMedians, moves: &[LevelMove], name: &str) -> Option<f64> {
+    let largest = window.points.iter().map(|p| p.size).max()?;
+    let m = moves.iter().find(|m| m.size == largest)?;
+    let (rate, factor) = m
+        .line_moves
+        .iter()
+        .chain(&m.own_rates)
+        .find(|l| l.0 == name)
+        .map_or((m.rate, m.factor), |l| (l.1, l.2));
+    (rate > 0.0 && factor.is_finite()).then_some(factor.max(1.0))
+}
+
 /// What a kernel phase's work is counted in: the bytes it moves or, where it does not say
 /// (a hyperplane sweep's gathers), the work items it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -703,6 +747,7 @@ fn per_unit_estimate(
     amounts: &[f64],
     noise: Option<&[f64]>,
     target: f64,
+    growth_cap: Option<f64>,
 ) -> Option<CalibratedEstimate> {
     let n = amounts.len();
     if n < 3 || fractal.times_seconds.len() != n {
@@ -774,8 +819,12 @@ fn per_unit_estimate(
     if whole <= 0.0 {
         return None;
     }
+    let largest = *order.last()?;
     let growth = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
         .map_or(whole, |g| g * at_target)
+        .min(growth_cap.map_or(f64::INFINITY, |g| {
+            g * work[largest] / amounts[largest] * at_target
+        }))
         .max(saturated);
     // One run's scatter about the log-log line, without the line's slope uncertainty (the
     // three ways on are the model's uncertainty): exp(t_{0.975,k−2}·s·√(1 + 1/k)).
@@ -1059,6 +1108,51 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_faster_than_the_sweep_in_the_targets_own_level_keeps_its_rate() {
+        const RATE: f64 = 1e12;
+        // Every size streams 1.3× faster than the sweep says its level does (e = 1.3), as
+        // vadd did in an H200's device memory; the sweep rates the target the same (g = 1).
+        let streaming = |n: usize| {
+            let mut p = point(n, false);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].bytes = Some((1.3 * work * RATE).round() as u64);
+            p
+        };
+        let s = series([64, 128, 256, 512].map(streaming).to_vec());
+        let kernel = |in_target_level: bool| {
+            let moves = [64, 128, 256, 512].map(|size| LevelMove {
+                size,
+                rate: RATE,
+                factor: 1.0,
+                transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
+                own_rates: Vec::new(),
+                in_target_level,
+            });
+            forecast_calibrated(&s, 4096.0, &moves, Seconds(LAUNCH))
+                .expect("fits")
+                .phases
+                .iter()
+                .find(|p| p.name == "kernel")
+                .and_then(|p| p.calibrated.clone())
+                .expect("a calibrated kernel estimate")
+                .prediction_seconds
+        };
+        let launches = LAUNCHES as f64 * LAUNCH;
+        let work = time(4096.0) - launches;
+        // In the target's level the window measured that level's rate: the extrapolation
+        // stands. From another level the target cannot beat the sweep's rate there: the
+        // traffic takes its bytes over that rate, 1.3× the work.
+        assert!((kernel(true) / time(4096.0) - 1.0).abs() < 1e-6);
+        let floored = launches + 1.3 * work;
+        assert!(
+            (kernel(false) / floored - 1.0).abs() < 1e-3,
+            "{} against {floored}",
+            kernel(false)
+        );
+    }
+
+    #[test]
     fn the_interval_reaches_the_time_at_a_slower_rate_in_memory_and_the_estimate_stays() {
         const RATE: f64 = 1e12;
         // Every size streams at exactly the target level's rate (e = 1, g = 1).
@@ -1077,6 +1171,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             })
         };
         let target = 4096.0;
@@ -1156,6 +1251,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             })
         };
         let target = 4096.0;
@@ -1239,6 +1335,7 @@ mod tests {
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
+            in_target_level: false,
         });
         let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
@@ -1269,6 +1366,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             });
             let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
             let k = &w.points[0].phases[0];
@@ -1301,6 +1399,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: line_moves.clone(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1332,6 +1431,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: line_moves.clone(),
                 own_rates: own_rates.clone(),
+                in_target_level: false,
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1365,6 +1465,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             })
         };
         let upper = |f: &Forecast| {
@@ -1409,6 +1510,7 @@ mod tests {
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
+            in_target_level: false,
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
@@ -1519,6 +1621,7 @@ mod tests {
                 transfer_factors: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             })
             .collect()
     }
@@ -1623,6 +1726,7 @@ mod tests {
                     transfer_factors: Vec::new(),
                     line_moves: Vec::new(),
                     own_rates: Vec::new(),
+                    in_target_level: false,
                 })
                 .collect();
             let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
@@ -1638,6 +1742,74 @@ mod tests {
             lo <= truth && (hi / (2.0 * truth) - 1.0).abs() < 1e-3,
             "[{lo}, {hi}]"
         );
+    }
+
+    #[test]
+    fn a_rise_in_cost_per_item_grows_no_faster_than_all_traffic_would() {
+        // The sweeps' cost per item jumps at the window's top size, from 1.4 to 2.4 ns, as
+        // lu-ssor's did on the Intel VM of run 48 (its top size past the L2): the cost per
+        // item rises across the window, and grown along its top three sizes it would reach
+        // far past what the target's level can charge. The target's level streams 1.5×
+        // slower than the top size's (g = 1.5): even all of its work as traffic would cost
+        // 1.5 × 2.4 ns an item there, so the growth is capped at that.
+        let cost = |n: usize| if n == 65 { 2.4e-9 } else { 1.4e-9 };
+        let s = series(
+            LU_SIZES
+                .iter()
+                .map(|&n| {
+                    let t = cost(n) * lu_items(n as f64);
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "ssor lower".into(),
+                            median_seconds: t,
+                            count: 1,
+                            bytes: None,
+                            items: Some(lu_items(n as f64) as u64),
+                            ci95_seconds: None,
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        );
+        let estimate = |factor: f64| {
+            let moves: Vec<LevelMove> = LU_SIZES
+                .iter()
+                .map(|&size| LevelMove {
+                    size,
+                    rate: 4e9,
+                    factor,
+                    transfer_factors: Vec::new(),
+                    line_moves: Vec::new(),
+                    own_rates: Vec::new(),
+                    in_target_level: false,
+                })
+                .collect();
+            forecast_calibrated(&s, 260.0, &moves, Seconds(0.0))
+                .expect("fits")
+                .phases[0]
+                .calibrated
+                .clone()
+                .expect("calibrated")
+        };
+        let items = lu_items(260.0);
+        let uncapped = estimate(1e9);
+        let capped = estimate(1.5);
+        assert_eq!(capped.method, CalibratedMethod::Bracket);
+        let [saturated, growth] = capped.bracket_seconds.expect("a bracket");
+        // Saturation: the top two sizes' mean cost per item.
+        assert!(
+            (saturated / (1.9e-9 * items) - 1.0).abs() < 1e-9,
+            "{saturated}"
+        );
+        assert!(
+            (growth / (1.5 * 2.4e-9 * items) - 1.0).abs() < 1e-9,
+            "{growth}"
+        );
+        assert!((capped.prediction_seconds / (saturated * growth).sqrt() - 1.0).abs() < 1e-9);
+        let [_, free] = uncapped.bracket_seconds.expect("a bracket");
+        assert!(free > 2.0 * growth, "{free} against {growth}");
     }
 
     #[test]
@@ -1830,6 +2002,7 @@ mod tests {
             transfer_factors: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
+            in_target_level: false,
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
         let p = f
@@ -1933,6 +2106,7 @@ mod tests {
                 transfer_factors: vec![("download eps".into(), factor)],
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
+                in_target_level: false,
             })
         };
         let target = 204.0;

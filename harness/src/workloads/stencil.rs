@@ -11,6 +11,7 @@
 //! apart; in the skewed layout each diagonal is contiguous, so they touch consecutive ones.
 
 use crate::backend::host_pool::for_each_mut;
+use rayon::prelude::*;
 
 use super::session::{compare, compare_with_history, Session};
 use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
@@ -202,9 +203,21 @@ fn host_sor_rb(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-/// The initial grid: deterministic values in [0, 1).
+/// Points per task when the host fills or checks a grid on all its cores.
+const HOST_CHUNK: usize = 1 << 16;
+
+/// The initial grid: deterministic values in [0, 1), filled on all the host's cores (a GPU
+/// target of 44,876² points is 2 × 10⁹ of them).
 pub fn initial_grid(n: usize) -> Vec<f32> {
-    (0..n * n).map(initial_value).collect()
+    let mut grid = vec![0.0f32; n * n];
+    grid.par_chunks_mut(HOST_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (o, v) in chunk.iter_mut().enumerate() {
+                *v = initial_value(c * HOST_CHUNK + o);
+            }
+        });
+    grid
 }
 
 /// The initial value of point `k` (row-major) of the grid: a block of a distributed run
@@ -213,24 +226,52 @@ pub fn initial_value(k: usize) -> f32 {
     ((k as u64 * 2_654_435_761 % 1000) as f32) * 1e-3
 }
 
-/// Listing 1 run sequentially on the host: the reference. Returns the grid and EPS per
-/// iteration.
+/// Listing 1 run on the host: the reference. Returns the grid and EPS per iteration. The
+/// plain sweep runs sequentially, in Listing 1's order; the red-black one runs each colour's
+/// rows on all the host's cores, with the same result: a point of one colour reads only
+/// points of the other, which that colour's pass does not change.
 pub fn sor_reference(n: usize, iterations: usize, red_black: bool) -> (Vec<f32>, Vec<f32>) {
     let mut a = initial_grid(n);
     let mut history = Vec::with_capacity(iterations);
+    // The other colour's points as they stand during a pass (red-black only).
+    let mut before = if red_black { a.clone() } else { Vec::new() };
     for _ in 0..iterations {
         let mut eps = 0.0f32;
-        let passes: &[Option<usize>] = if red_black {
-            &[Some(0), Some(1)]
+        if red_black {
+            for parity in [0, 1] {
+                before
+                    .par_chunks_mut(HOST_CHUNK)
+                    .zip(a.par_chunks(HOST_CHUNK))
+                    .for_each(|(to, from)| to.copy_from_slice(from));
+                let pass = a
+                    .par_chunks_mut(n)
+                    .enumerate()
+                    .skip(1)
+                    .take(n - 2)
+                    .map(|(i, row)| {
+                        let mut eps = 0.0f32;
+                        // The first j ≥ 1 with (i + j) % 2 == parity.
+                        for j in (1 + (i + 1 + parity) % 2..n - 1).step_by(2) {
+                            let p = i * n + j;
+                            let c = row[j];
+                            row[j] = sor_point(
+                                c,
+                                before[p - n],
+                                before[p + n],
+                                row[j - 1],
+                                row[j + 1],
+                                OMEGA,
+                            );
+                            eps = eps.max((c - row[j]).abs());
+                        }
+                        eps
+                    })
+                    .reduce(|| 0.0f32, f32::max);
+                eps = eps.max(pass);
+            }
         } else {
-            &[None]
-        };
-        for parity in passes {
             for i in 1..n - 1 {
                 for j in 1..n - 1 {
-                    if parity.is_some_and(|p| (i + j) % 2 != p) {
-                        continue;
-                    }
                     let p = i * n + j;
                     let c = a[p];
                     a[p] = sor_point(c, a[p - n], a[p + n], a[p - 1], a[p + 1], OMEGA);
@@ -243,17 +284,21 @@ pub fn sor_reference(n: usize, iterations: usize, red_black: bool) -> (Vec<f32>,
     (a, history)
 }
 
-/// Jacobi run sequentially on the host: the reference.
+/// Jacobi run on the host, its rows on all the host's cores: the reference.
 pub fn jacobi_reference(n: usize, iterations: usize) -> Vec<f32> {
     let mut a = initial_grid(n);
     let mut b = a.clone();
     for _ in 0..iterations {
-        for i in 1..n - 1 {
-            for j in 1..n - 1 {
-                let p = i * n + j;
-                b[p] = 0.25 * (((a[p - n] + a[p + n]) + a[p - 1]) + a[p + 1]);
-            }
-        }
+        b.par_chunks_mut(n)
+            .enumerate()
+            .skip(1)
+            .take(n - 2)
+            .for_each(|(i, row)| {
+                for (j, v) in row.iter_mut().enumerate().take(n - 1).skip(1) {
+                    let p = i * n + j;
+                    *v = 0.25 * (((a[p - n] + a[p + n]) + a[p - 1]) + a[p + 1]);
+                }
+            });
         std::mem::swap(&mut a, &mut b);
     }
     a
@@ -578,6 +623,49 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_references_on_all_cores_equal_the_sequential_sweeps() {
+        for n in [5, 37, 40, 301] {
+            // Listing 1's red-black and Jacobi loops, one point at a time.
+            let mut a = (0..n * n).map(initial_value).collect::<Vec<f32>>();
+            let mut history = Vec::new();
+            for _ in 0..3 {
+                let mut eps = 0.0f32;
+                for parity in [0, 1] {
+                    for i in 1..n - 1 {
+                        for j in 1..n - 1 {
+                            if (i + j) % 2 != parity {
+                                continue;
+                            }
+                            let p = i * n + j;
+                            let c = a[p];
+                            a[p] = sor_point(c, a[p - n], a[p + n], a[p - 1], a[p + 1], OMEGA);
+                            eps = eps.max((c - a[p]).abs());
+                        }
+                    }
+                }
+                history.push(eps);
+            }
+            let (got, got_history) = sor_reference(n, 3, true);
+            assert!(got.iter().zip(&a).all(|(x, y)| x.to_bits() == y.to_bits()));
+            assert_eq!(got_history, history);
+            assert!(history.iter().all(|&e| e > 0.0));
+            let (mut x, mut y) = (initial_grid(n), initial_grid(n));
+            for _ in 0..3 {
+                for i in 1..n - 1 {
+                    for j in 1..n - 1 {
+                        let p = i * n + j;
+                        y[p] = 0.25 * (((x[p - n] + x[p + n]) + x[p - 1]) + x[p + 1]);
+                    }
+                }
+                std::mem::swap(&mut x, &mut y);
+            }
+            let got = jacobi_reference(n, 3);
+            assert!(got.iter().zip(&x).all(|(u, v)| u.to_bits() == v.to_bits()));
+            assert_ne!(got, initial_grid(n));
         }
     }
 
