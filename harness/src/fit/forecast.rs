@@ -1691,6 +1691,22 @@ mod tests {
         )
     }
 
+    /// Every size moved by the same g, at 4 GB/s, no other rates.
+    fn lu_moves(sizes: &[usize], factor: f64) -> Vec<LevelMove> {
+        sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 4e9,
+                factor,
+                transfer_factors: Vec::new(),
+                line_moves: Vec::new(),
+                own_rates: Vec::new(),
+                in_target_level: false,
+            })
+            .collect()
+    }
+
     #[test]
     fn a_phase_that_counts_only_its_work_items_is_a_line_in_items() {
         // A line in items, extrapolated with the exact number of items at the target, and
@@ -1717,18 +1733,7 @@ mod tests {
         let sizes = LU_SIZES;
         let work = lu_work;
         let at = |factor: f64| {
-            let moves: Vec<LevelMove> = sizes
-                .iter()
-                .map(|&size| LevelMove {
-                    size,
-                    rate: 4e9,
-                    factor,
-                    transfer_factors: Vec::new(),
-                    line_moves: Vec::new(),
-                    own_rates: Vec::new(),
-                    in_target_level: false,
-                })
-                .collect();
+            let moves = lu_moves(&sizes, factor);
             let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
             let c = f.phases[0].calibrated.clone().expect("calibrated");
             (c.prediction_seconds, c.interval_seconds)
@@ -1774,19 +1779,7 @@ mod tests {
                 .collect(),
         );
         let estimate = |factor: f64| {
-            let moves: Vec<LevelMove> = LU_SIZES
-                .iter()
-                .map(|&size| LevelMove {
-                    size,
-                    rate: 4e9,
-                    factor,
-                    transfer_factors: Vec::new(),
-                    line_moves: Vec::new(),
-                    own_rates: Vec::new(),
-                    in_target_level: false,
-                })
-                .collect();
-            forecast_calibrated(&s, 260.0, &moves, Seconds(0.0))
+            forecast_calibrated(&s, 260.0, &lu_moves(&LU_SIZES, factor), Seconds(0.0))
                 .expect("fits")
                 .phases[0]
                 .calibrated
