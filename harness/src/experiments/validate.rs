@@ -465,6 +465,7 @@ pub fn calibrated_forecast(
         }
     }
     let target_rate = device.streaming_rate(target_bytes);
+    let target_level = device.level_of(target_bytes);
     let level_moves: Vec<LevelMove> = choice
         .accepted
         .iter()
@@ -532,7 +533,7 @@ pub fn calibrated_forecast(
                 line_moves,
                 own_rates,
                 in_target_level: target_rate.is_some()
-                    && device.level_of(working_set) == device.level_of(target_bytes),
+                    && device.level_of(working_set) == target_level,
             }
         })
         .collect();
@@ -561,8 +562,8 @@ pub fn calibrated_forecast(
     // In device memory the rate also depends on how much of the working set a cache still
     // holds, which on a shared machine changes from minute to minute; with none, it is
     // BabelStream's. The interval reaches the time at that rate.
-    let in_memory = device.levels.len() > 1
-        && device.level_of(target_bytes) == device.levels[device.levels.len() - 1].0;
+    let in_memory =
+        device.levels.len() > 1 && target_level == device.levels[device.levels.len() - 1].0;
     let slower: Vec<LevelMove> = match (target_rate, device.memory_floor) {
         (Some(rate), Some(floor)) if in_memory && floor > 0.0 && floor < rate => {
             notes.push(format!(

@@ -233,8 +233,13 @@ pub fn initial_value(k: usize) -> f32 {
 pub fn sor_reference(n: usize, iterations: usize, red_black: bool) -> (Vec<f32>, Vec<f32>) {
     let mut a = initial_grid(n);
     let mut history = Vec::with_capacity(iterations);
-    // The other colour's points as they stand during a pass (red-black only).
-    let mut before = if red_black { a.clone() } else { Vec::new() };
+    // The other colour's points as they stand during a pass (red-black only; each pass
+    // copies them in before it reads any).
+    let mut before = if red_black {
+        vec![0.0f32; n * n]
+    } else {
+        Vec::new()
+    };
     for _ in 0..iterations {
         let mut eps = 0.0f32;
         if red_black {
