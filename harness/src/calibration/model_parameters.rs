@@ -227,6 +227,12 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             .iter()
             .map(|l| (l.level.clone(), l.working_set_bytes[1] as u64))
             .collect(),
+        latencies: calibration
+            .read_latency
+            .levels
+            .iter()
+            .map(|l| (l.level.clone(), l.latency_ns * 1e-9))
+            .collect(),
         streaming: calibration
             .bandwidth
             .as_ref()

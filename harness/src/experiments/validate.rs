@@ -13,14 +13,14 @@ use crate::export::table::sig;
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
-    forecast, forecast_calibrated_bounded, forecast_windowed, is_kernel_phase, CalibratedEstimate,
-    Forecast, LevelMove, Variant,
+    amount_at_target, forecast, forecast_calibrated_bounded, forecast_windowed, is_kernel_phase,
+    CalibratedEstimate, Forecast, LevelMove, Variant,
 };
 use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{
-    choose_window, choose_window_any_level, DeviceFacts, SizeFacts, WindowChoice, OVERHEAD_LIMIT,
-    RELAXED_OVERHEAD_LIMIT,
+    choose_window, choose_window_any_level, choose_window_unsaturated, DeviceFacts, SizeFacts,
+    WindowChoice, OVERHEAD_LIMIT, RELAXED_OVERHEAD_LIMIT,
 };
 use crate::units::Seconds;
 use crate::workloads::{Workload, WorkloadError};
@@ -390,6 +390,37 @@ fn one_thread_phases(point: &SeriesPoint) -> impl Iterator<Item = &str> {
         .map(|ph| ph.name.as_str())
 }
 
+/// The kernel phases of `series` whose launches at `target` have fewer work items than the
+/// device's `executors`: each one's work items per launch over the series' sizes, taken to
+/// the target as its bytes are ([`amount_at_target`]). A phase that does not count its work
+/// items at every size is left out.
+fn unfilled_phases(series: &Series, target: usize, executors: f64) -> Vec<String> {
+    let Some(first) = series.points.first() else {
+        return Vec::new();
+    };
+    first
+        .phases
+        .iter()
+        .filter(|ph| is_kernel_phase(&ph.name))
+        .filter(|ph| {
+            let per_launch: Option<Vec<(f64, f64)>> = series
+                .points
+                .iter()
+                .map(|p| {
+                    let q = p.phases.iter().find(|q| q.name == ph.name)?;
+                    let items = q.items.filter(|&i| i > 0 && q.count > 0)?;
+                    Some((p.size as f64, items as f64 / q.count as f64))
+                })
+                .collect();
+            per_launch.is_some_and(|v| {
+                let (sizes, items): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
+                amount_at_target(&sizes, &items, target as f64).is_some_and(|at| at < executors)
+            })
+        })
+        .map(|ph| ph.name.clone())
+        .collect()
+}
+
 /// `moves` with the target's level streaming at `rate` (bytes per second) instead of
 /// `measured`: each size's g = R(W_i) / rate; a size without a rate stays unmoved. A phase
 /// that moves at one thread's rates has its g scaled by the same ratio, `measured / rate`
@@ -464,6 +495,33 @@ pub fn calibrated_forecast(
             choice = relaxed;
         }
     }
+    // A target whose own main kernel cannot fill the device (ADI's N² lines on a GPU's
+    // 270,336 executors) has no saturated size below it: the window is every unflagged size,
+    // and the phases that do not fill the device at the target are estimated as
+    // latency-bound (docs/models.md §2.4, "Launches that cannot fill the device").
+    let unfilled_target = workload
+        .parallelism(large)
+        .is_some_and(|items| (items as f64) < device.executors);
+    let unfilled = if choice.accepted.len() < 3 && unfilled_target {
+        let all = choose_window_unsaturated(&facts, target_bytes, device);
+        let phases = unfilled_phases(series, large, device.executors);
+        let target_latency = device.latency_of(target_bytes);
+        if all.accepted.len() >= 3 && !phases.is_empty() && target_latency.is_some() {
+            notes.push(format!(
+                "the target's launches cannot fill the device either ({} work items per launch < n = {:.0}): every unflagged size is used, and {} estimated as latency-bound",
+                workload.parallelism(large).unwrap_or(0),
+                device.executors,
+                phases.join(", ")
+            ));
+            choice = all;
+            phases
+        } else {
+            Vec::new()
+        }
+    } else {
+        Vec::new()
+    };
+    let target_latency = device.latency_of(target_bytes);
     let target_rate = device.streaming_rate(target_bytes);
     let target_level = device.level_of(target_bytes);
     let level_moves: Vec<LevelMove> = choice
@@ -525,7 +583,17 @@ pub fn calibrated_forecast(
                         .collect()
                 })
                 .unwrap_or_default();
+            let latency_moves = target_latency
+                .zip(device.latency_of(working_set))
+                .map(|(t, here)| {
+                    unfilled
+                        .iter()
+                        .map(|name| (name.clone(), t / here))
+                        .collect()
+                })
+                .unwrap_or_default();
             LevelMove {
+                latency_moves,
                 size,
                 rate,
                 factor,
@@ -801,6 +869,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
         // 12 bytes per element: past 1 MiB from N = 87 382; doubling from 1024 gives 131 072.
@@ -845,6 +914,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         };
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
         assert!(forecast.is_some(), "{:?}", window.note);
@@ -942,6 +1012,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         };
         let target = 224;
         let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
@@ -996,6 +1067,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         };
         let vadd = Stream(StreamKind::Vadd);
         let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");

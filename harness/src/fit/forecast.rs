@@ -148,6 +148,7 @@ impl CalibratedEstimate {
             seconds_per_launch: None,
             seconds_per_item: None,
             items_at_target: None,
+            walk_seconds_per_byte: None,
         }
     }
 }
@@ -174,6 +175,12 @@ pub enum CalibratedMethod {
     /// window's time per launch, which does not grow with N, times the launches at the
     /// target.
     PerLaunch,
+    /// The launches cannot fill the device, at the target either: each launch costs L and
+    /// the walk of one executor, whose accesses wait on the read latency λ of the level the
+    /// working set lives in, one after the other:
+    /// `T = k_t·(L + β·u_t)`, β the mean over the window of `(T_i/k_i − L)·λ(W_t)/λ(W_i)/u_i`,
+    /// u the bytes per work item (the walk's length; 1 where the phase declares no bytes).
+    LatencyBound,
     /// The run's total: the sum of its phases' estimates and interval bounds.
     SumOfPhases,
 }
@@ -212,6 +219,10 @@ pub struct CalibratedEstimate {
     /// The work items at the target, found as the bytes are (`amount_at_target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items_at_target: Option<f64>,
+    /// β of a latency-bound phase ([`CalibratedMethod::LatencyBound`]): seconds of one
+    /// launch's walk per byte of one work item, at the target's level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk_seconds_per_byte: Option<f64>,
 }
 
 /// The whole forecast.
@@ -333,6 +344,13 @@ pub struct LevelMove {
     /// sweep's rate at the target (docs/models.md §2.4, "A window in the target's level").
     #[serde(default)]
     pub in_target_level: bool,
+    /// For each kernel phase whose launches at the target have fewer work items than the
+    /// device has executors (a target that cannot fill the device, as ADI's N² lines on a
+    /// GPU): the calibrated read latency of the target's level over that of this size's,
+    /// λ(W_target) / λ(W_i). Such a phase is not moved by rates: it is estimated as
+    /// latency-bound ([`CalibratedMethod::LatencyBound`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_moves: Vec<(String, f64)>,
 }
 
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
@@ -506,7 +524,7 @@ fn move_to_target_level(
                 ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * g));
                 continue;
             }
-            if !is_kernel_phase(&ph.name) {
+            if !is_kernel_phase(&ph.name) || m.latency_moves.iter().any(|l| l.0 == ph.name) {
                 continue;
             }
             // The time a measured time `t` becomes at the target's level.
@@ -611,10 +629,36 @@ fn calibrate_estimates(
             (None, Some(i)) => Some((Unit::Item, i)),
             _ => None,
         };
+        // λ(W_target) / λ(W_i) at every size, where the phase's launches cannot fill the
+        // device at the target.
+        let latency: Option<Vec<f64>> = window
+            .points
+            .iter()
+            .map(|pt| {
+                moves
+                    .iter()
+                    .find(|m| m.size == pt.size)?
+                    .latency_moves
+                    .iter()
+                    .find(|l| l.0 == p.name)
+                    .map(|l| l.1)
+            })
+            .collect();
         let mut estimate = match work {
             _ if fixed.contains(&p.name) => {
                 let counts = per_size(&|ph| Some(ph.count as f64));
                 counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
+            }
+            _ if latency.is_some() && is_kernel_phase(&p.name) => {
+                let counts = per_size(&|ph| Some(ph.count as f64));
+                let walk = per_size(&|ph| match (ph.bytes, ph.items) {
+                    (Some(b), Some(i)) if b > 0 && i > 0 => Some(b as f64 / i as f64),
+                    _ => Some(1.0),
+                });
+                let amounts = bytes.as_deref().zip(items.as_deref());
+                counts.zip(walk).and_then(|(k, u)| {
+                    latency_estimate(&p.fractal, &k, &u, latency.as_deref()?, amounts, target)
+                })
             }
             Some((unit, amounts)) if is_kernel_phase(&p.name) => {
                 // A phase counted in work items was not moved: its cost per item may still
@@ -710,6 +754,90 @@ fn per_launch_estimate(
         seconds_per_launch: Some(per_launch),
         seconds_per_item: None,
         items_at_target: None,
+        walk_seconds_per_byte: None,
+    })
+}
+
+/// The estimate of a phase whose launches cannot fill the device, at the target either
+/// ([`CalibratedMethod::LatencyBound`], docs/models.md §2.4): `fractal` its (unmoved) fit,
+/// `counts` its launches, `walk` the bytes per work item u_i (1 where the phase declares no
+/// bytes), `latency` λ(W_target)/λ(W_i) at each size of the window; `amounts` its bytes and
+/// work items, for u at the target (u_t = B_t / I_t; the window's largest u where they are not
+/// known). Each size gives
+///
+/// `β_i = (T_i/k_i − L)·(λ(W_target)/λ(W_i)) / u_i`
+///
+/// and `T = k_t·L + k_t·β̄·u_t`, its 95 % interval `k_t·L + k_t·u_t·(β̄ ± t_{0.975,k−1}·s·√(1 + 1/k))`
+/// (the lower end at least k_t·L), s the standard deviation of the β_i: the walk is one
+/// quantity measured at each size, as a fixed-work phase's time per launch is. The β_i are
+/// averaged, not their logarithms: a walk of a fraction of L (SOR's diagonals on a GPU) can
+/// come out at or below zero at one size where L was measured a little high. `None` with
+/// fewer than three sizes or no positive launch count at the target.
+fn latency_estimate(
+    fractal: &FractalFit,
+    counts: &[f64],
+    walk: &[f64],
+    latency: &[f64],
+    amounts: Option<(&[f64], &[f64])>,
+    target: f64,
+) -> Option<CalibratedEstimate> {
+    let k = counts.len();
+    if k < 3
+        || [
+            fractal.times_seconds.len(),
+            fractal.offsets_seconds.len(),
+            walk.len(),
+            latency.len(),
+        ]
+        .iter()
+        .any(|&n| n != k)
+    {
+        return None;
+    }
+    let betas: Vec<f64> = (0..k)
+        .map(|i| {
+            let per_launch = (fractal.times_seconds[i] - fractal.offsets_seconds[i]) / counts[i];
+            per_launch * latency[i] / walk[i]
+        })
+        .collect();
+    if betas.iter().any(|b| !b.is_finite()) {
+        return None;
+    }
+    let mean = betas.iter().sum::<f64>() / k as f64;
+    let s = (betas.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+    let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
+    let [b0, b1] = super::fractal::offset_line(&fractal.sizes, counts);
+    let launches = b0 + b1 * target;
+    if launches.is_nan() || launches <= 0.0 {
+        return None;
+    }
+    let largest = fractal
+        .sizes
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| walk[i])?;
+    let u_target = amounts
+        .and_then(|(bytes, items)| {
+            let b = amount_at_target(&fractal.sizes, bytes, target)?;
+            let i = amount_at_target(&fractal.sizes, items, target)?;
+            (i > 0.0).then(|| b / i)
+        })
+        .unwrap_or(largest);
+    let offset = fractal.offset_at_target_seconds;
+    let walk_at = |beta: f64| launches * beta.max(0.0) * u_target;
+    Some(CalibratedEstimate {
+        method: CalibratedMethod::LatencyBound,
+        prediction_seconds: offset + walk_at(mean),
+        interval_seconds: [offset + walk_at(mean - half), offset + walk_at(mean + half)],
+        seconds_per_byte: None,
+        fixed_seconds: None,
+        bytes_at_target: None,
+        bracket_seconds: None,
+        seconds_per_launch: None,
+        seconds_per_item: None,
+        items_at_target: None,
+        walk_seconds_per_byte: Some(mean),
     })
 }
 
@@ -799,6 +927,7 @@ fn per_unit_estimate(
             seconds_per_launch: None,
             seconds_per_item,
             items_at_target,
+            walk_seconds_per_byte: None,
         });
     }
     // The cost per unit rises across the window: saturation at the largest sizes' cost, or
@@ -853,6 +982,7 @@ fn per_unit_estimate(
         seconds_per_launch: None,
         seconds_per_item,
         items_at_target,
+        walk_seconds_per_byte: None,
     })
 }
 
@@ -864,7 +994,7 @@ fn per_unit_estimate(
 /// through them. (Until 2026-11-25 it was always the log-log line, whose local slope over a
 /// small window carries the lower-order terms on: ADI's sweeps, (N − 2)²·N, were taken 11.8 %
 /// too large at N = 204 from N = 25…51, lu-ssor's interior points 15 % at 260 from 34…65.)
-fn amount_at_target(sizes: &[f64], amounts: &[f64], target: f64) -> Option<f64> {
+pub fn amount_at_target(sizes: &[f64], amounts: &[f64], target: f64) -> Option<f64> {
     let n = amounts.len();
     for degree in 1..=3usize {
         if n < degree + 2 {
@@ -1128,6 +1258,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level,
+                latency_moves: Vec::new(),
             });
             forecast_calibrated(&s, 4096.0, &moves, Seconds(LAUNCH))
                 .expect("fits")
@@ -1172,6 +1303,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1252,6 +1384,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
         };
         let target = 4096.0;
@@ -1336,6 +1469,7 @@ mod tests {
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
+            latency_moves: Vec::new(),
         });
         let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
@@ -1367,6 +1501,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             });
             let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
             let k = &w.points[0].phases[0];
@@ -1400,6 +1535,7 @@ mod tests {
                 line_moves: line_moves.clone(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1432,6 +1568,7 @@ mod tests {
                 line_moves: line_moves.clone(),
                 own_rates: own_rates.clone(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1466,6 +1603,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
         };
         let upper = |f: &Forecast| {
@@ -1511,6 +1649,7 @@ mod tests {
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
+            latency_moves: Vec::new(),
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
@@ -1622,6 +1761,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
             .collect()
     }
@@ -1703,6 +1843,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
             .collect()
     }
@@ -1996,6 +2137,7 @@ mod tests {
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
+            latency_moves: Vec::new(),
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
         let p = f
@@ -2100,6 +2242,7 @@ mod tests {
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
+                latency_moves: Vec::new(),
             })
         };
         let target = 204.0;

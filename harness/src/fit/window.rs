@@ -35,6 +35,10 @@ pub struct DeviceFacts {
     /// Memory levels from the latency sweep, smallest first: name and the largest working
     /// set, bytes, measured on its plateau (the last level is device memory, unbounded).
     pub levels: Vec<(String, u64)>,
+    /// The read latency t of each level in `levels` (its plateau's median), seconds, by
+    /// name; empty where the calibration has none. A launch too small to fill the device
+    /// waits on it ([`DeviceFacts::latency_of`]).
+    pub latencies: Vec<(String, f64)>,
     /// The streaming-bandwidth sweep's points (copy and triad pooled): working set, bytes,
     /// and bytes per second; empty where the calibration has no sweep.
     pub streaming: Vec<(u64, f64)>,
@@ -91,6 +95,16 @@ impl DeviceFacts {
             .enumerate()
             .find(|(i, (_, top))| *i + 1 == count || bytes <= *top)
             .map_or_else(|| "memory".to_string(), |(_, (name, _))| name.clone())
+    }
+
+    /// The read latency t of the level a working set of `bytes` lives in
+    /// ([`DeviceFacts::level_of`]), seconds; `None` where the calibration did not measure it.
+    pub fn latency_of(&self, bytes: u64) -> Option<f64> {
+        let level = self.level_of(bytes);
+        self.latencies
+            .iter()
+            .find(|(name, t)| *name == level && *t > 0.0 && t.is_finite())
+            .map(|&(_, t)| t)
     }
 
     /// Seconds per byte of one `phase` transfer (`upload` or `download`) of `bytes`: log-log
@@ -239,6 +253,7 @@ pub struct WindowChoice {
 ///     executors: 1000.0,
 ///     launch_seconds: Seconds(5e-6),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
+///     latencies: Vec::new(),
 ///     streaming: Vec::new(),
 ///     memory_floor: None,
 ///     lines: Vec::new(),
@@ -265,7 +280,7 @@ pub fn choose_window(
     target_bytes: u64,
     device: &DeviceFacts,
 ) -> WindowChoice {
-    apply_rules(points, target_bytes, device, true, OVERHEAD_LIMIT)
+    apply_rules(points, target_bytes, device, true, Some(OVERHEAD_LIMIT))
 }
 
 /// Rules 1 and 2 and the flagged sizes, not rule 3: the window of the `calibrated` variant,
@@ -278,7 +293,21 @@ pub fn choose_window_any_level(
     device: &DeviceFacts,
     overhead_limit: f64,
 ) -> WindowChoice {
-    apply_rules(points, target_bytes, device, false, overhead_limit)
+    apply_rules(points, target_bytes, device, false, Some(overhead_limit))
+}
+
+/// The flagged sizes only, not rules 1–3: the window of the `calibrated` variant for a
+/// target whose own main kernel launches fewer work items than the device has executors
+/// (`parallelism` below n, as ADI's N² lines on a GPU). Such a target is not saturated either,
+/// and its estimate charges each launch L and the walk of one executor, which a window of
+/// unsaturated, overhead-heavy sizes measures ([`super::forecast::forecast_calibrated`],
+/// docs/models.md §2.4, "Launches that cannot fill the device").
+pub fn choose_window_unsaturated(
+    points: &[SizeFacts],
+    target_bytes: u64,
+    device: &DeviceFacts,
+) -> WindowChoice {
+    apply_rules(points, target_bytes, device, false, None)
 }
 
 fn apply_rules(
@@ -286,7 +315,7 @@ fn apply_rules(
     target_bytes: u64,
     device: &DeviceFacts,
     same_level: bool,
-    overhead_limit: f64,
+    overhead_limit: Option<f64>,
 ) -> WindowChoice {
     let target_level = device.level_of(target_bytes);
     let mut accepted = Vec::new();
@@ -294,12 +323,13 @@ fn apply_rules(
     let mut unchecked = Vec::new();
     for p in points {
         let mut reasons = Vec::new();
-        match p.parallelism {
+        match p.parallelism.filter(|_| overhead_limit.is_some()) {
             Some(items) if (items as f64) < device.executors => reasons.push(format!(
                 "{items} work items per launch < n = {:.0} executors: the device is not saturated",
                 device.executors
             )),
             Some(_) => {}
+            None if overhead_limit.is_none() => {}
             None => {
                 if unchecked.is_empty() {
                     unchecked.push(
@@ -310,7 +340,8 @@ fn apply_rules(
             }
         }
         let overhead = p.launches as f64 * device.launch_seconds.0;
-        if p.seconds > 0.0 && overhead > overhead_limit * p.seconds {
+        let limit = overhead_limit.unwrap_or(f64::INFINITY);
+        if p.seconds > 0.0 && overhead > limit * p.seconds {
             reasons.push(format!(
                 "{} launches × L = {:.3e} s is {:.0} % of its {:.3e} s: overhead-dominated",
                 p.launches,
@@ -378,6 +409,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         }
     }
 
@@ -540,6 +572,7 @@ mod tests {
             lines: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
+            latencies: Vec::new(),
         };
         let spike = SizeFacts {
             anomaly: Some("N = 64: 4.1× the time per unit of work of N = 56 and 72".into()),
