@@ -393,7 +393,7 @@ fn one_thread_phases(point: &SeriesPoint) -> impl Iterator<Item = &str> {
 /// The kernel phases of `series` whose launches at `target` have fewer work items than the
 /// device's `executors`: each one's work items per launch over the series' sizes, taken to
 /// the target as its bytes are ([`amount_at_target`]). A phase that does not count its work
-/// items at every size is left out.
+/// items at every size, or runs the same items per launch at every size, is left out.
 fn unfilled_phases(series: &Series, target: usize, executors: f64) -> Vec<String> {
     let Some(first) = series.points.first() else {
         return Vec::new();
@@ -412,9 +412,13 @@ fn unfilled_phases(series: &Series, target: usize, executors: f64) -> Vec<String
                     Some((p.size as f64, items as f64 / q.count as f64))
                 })
                 .collect();
+            // A phase whose launches run the same items at every size (a one-item reset) is
+            // a fixed-work phase, estimated per launch.
             per_launch.is_some_and(|v| {
                 let (sizes, items): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
-                amount_at_target(&sizes, &items, target as f64).is_some_and(|at| at < executors)
+                items.iter().any(|&i| i != items[0])
+                    && amount_at_target(&sizes, &items, target as f64)
+                        .is_some_and(|at| at < executors)
             })
         })
         .map(|ph| ph.name.clone())
@@ -499,13 +503,13 @@ pub fn calibrated_forecast(
     // 270,336 executors) has no saturated size below it: the window is every unflagged size,
     // and the phases that do not fill the device at the target are estimated as
     // latency-bound (docs/models.md §2.4, "Launches that cannot fill the device").
+    let target_latency = device.latency_of(target_bytes);
     let unfilled_target = workload
         .parallelism(large)
         .is_some_and(|items| (items as f64) < device.executors);
     let unfilled = if choice.accepted.len() < 3 && unfilled_target {
         let all = choose_window_unsaturated(&facts, target_bytes, device);
         let phases = unfilled_phases(series, large, device.executors);
-        let target_latency = device.latency_of(target_bytes);
         if all.accepted.len() >= 3 && !phases.is_empty() && target_latency.is_some() {
             notes.push(format!(
                 "the target's launches cannot fill the device either ({} work items per launch < n = {:.0}): every unflagged size is used, and {} estimated as latency-bound",
@@ -521,7 +525,6 @@ pub fn calibrated_forecast(
     } else {
         Vec::new()
     };
-    let target_latency = device.latency_of(target_bytes);
     let target_rate = device.streaming_rate(target_bytes);
     let target_level = device.level_of(target_bytes);
     let level_moves: Vec<LevelMove> = choice
@@ -592,8 +595,22 @@ pub fn calibrated_forecast(
                         .collect()
                 })
                 .unwrap_or_default();
+            let transfer_costs = series
+                .points
+                .iter()
+                .find(|p| p.size == size)
+                .into_iter()
+                .flat_map(|p| &p.phases)
+                .filter_map(|ph| {
+                    let one = ph.bytes? as f64 / ph.count.max(1) as f64;
+                    let there = device.transfer_seconds_per_byte(&ph.name, one * grows)?;
+                    let end = device.transfer_sweep_end(&ph.name)?;
+                    Some((ph.name.clone(), there, one >= end))
+                })
+                .collect();
             LevelMove {
                 latency_moves,
+                transfer_costs,
                 size,
                 rate,
                 factor,
@@ -855,6 +872,7 @@ impl Exportable for Validation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fit::forecast::CalibratedMethod;
     use crate::workloads::stream::{Stream, StreamKind};
 
     #[test]
@@ -976,6 +994,75 @@ mod tests {
         let some: ErrorSummary =
             serde_json::from_str(r#"{"mean":1.5,"median":1.0,"max":3.0}"#).expect("reads");
         assert_eq!((some.mean, some.median, some.max), (1.5, 1.0, 3.0));
+    }
+
+    #[test]
+    fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
+        // ADI on a device of 3000 executors: no size's sweeps, the target's neither (38² lines
+        // at N = 40), fill it; the target's transposes (40³ items) do.
+        let host = crate::backend::host::HostDevice::new();
+        let adi = crate::workloads::registry::lookup("adi", None).expect("adi");
+        let sizes = [10, 12, 14];
+        let series = super::super::series::run_series(
+            adi.as_ref(),
+            None,
+            &host,
+            &sizes,
+            2,
+            RepeatPlan::fixed(3),
+            |_| {},
+        )
+        .expect("series");
+        let mut facts = DeviceFacts {
+            one_thread: None,
+            executors: 3000.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("L2".into(), 1 << 15), ("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            memory_floor: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: vec![("L2".into(), 100e-9), ("memory".into(), 300e-9)],
+        };
+        let target = 40;
+        let (window, forecast) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
+        let note = window.note.clone().expect("a note");
+        assert!(note.contains("cannot fill the device either"), "{note}");
+        assert_eq!(window.choice.accepted, sizes.to_vec());
+        let forecast = forecast.expect("a forecast");
+        for m in &window.level_moves {
+            let named: Vec<&str> = m.latency_moves.iter().map(|l| l.0.as_str()).collect();
+            // The sweeps, not the one-item reset (a fixed-work phase) nor the transposes.
+            assert_eq!(named, ["sweep i", "sweep j", "sweep k"], "{named:?}");
+            let ratio = 300e-9 / facts.latency_of(adi.bytes_needed(m.size)).expect("t");
+            assert!(m.latency_moves.iter().all(|l| l.1 == ratio));
+        }
+        for phase in ["sweep i", "sweep j", "sweep k"] {
+            let c = forecast
+                .phases
+                .iter()
+                .find(|p| p.name == phase)
+                .and_then(|p| p.calibrated.as_ref())
+                .expect("an estimate");
+            assert_eq!(c.method, CalibratedMethod::LatencyBound, "{phase}");
+        }
+        // A device the target fills keeps the window rules: too few sizes, no forecast.
+        facts.executors = 10.0;
+        let (window, forecast) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
+        assert!(window
+            .level_moves
+            .iter()
+            .all(|m| m.latency_moves.is_empty()));
+        assert!(forecast.is_some() || window.note.is_some());
+        // Without the latencies nothing is moved by them.
+        facts.executors = 3000.0;
+        facts.latencies.clear();
+        let (window, _) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
+        assert!(window
+            .level_moves
+            .iter()
+            .all(|m| m.latency_moves.is_empty()));
     }
 
     #[test]

@@ -181,6 +181,12 @@ pub enum CalibratedMethod {
     /// `T = k_t·(L + β·u_t)`, β the mean over the window of `(T_i/k_i − L)·λ(W_t)/λ(W_i)/u_i`,
     /// u the bytes per work item (the walk's length; 1 where the phase declares no bytes).
     LatencyBound,
+    /// A transfer (`upload`, `download`): its bytes at the target B_t times a cost per byte,
+    /// the median over the window's sizes whose one transfer is at least as large as the
+    /// calibration's sweep reached, else the sweep's at the target's transfer size. The
+    /// interval reaches the window's own estimate (its moved costs per byte, median) and the
+    /// scatter of those costs.
+    Transfer,
     /// The run's total: the sum of its phases' estimates and interval bounds.
     SumOfPhases,
 }
@@ -220,7 +226,8 @@ pub struct CalibratedEstimate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items_at_target: Option<f64>,
     /// β of a latency-bound phase ([`CalibratedMethod::LatencyBound`]): seconds of one
-    /// launch's walk per byte of one work item, at the target's level.
+    /// launch's walk per byte of one work item, at the target's level (per launch, where the
+    /// phase declares no bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_seconds_per_byte: Option<f64>,
 }
@@ -326,6 +333,12 @@ pub struct LevelMove {
     /// transfer as large as the target's over that of this size's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_factors: Vec<(String, f64)>,
+    /// For each transfer phase: the calibrated seconds per byte of a transfer as large as the
+    /// target's, and whether this size's own transfer is at least as large as the largest
+    /// the calibration's sweep measured (the sweep then says nothing of its cost that the
+    /// size's own time does not say better): [`CalibratedMethod::Transfer`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfer_costs: Vec<(String, f64, bool)>,
     /// For each kernel phase the workload declares strided (its `strided_phases`): the
     /// calibrated line rate at this size's working set, bytes per second, and its ratio to
     /// the line rate at the target's, used in place of `rate` and `factor`.
@@ -402,7 +415,7 @@ pub fn forecast_calibrated_bounded(
     let fit = |moves: &[LevelMove], overlap: Overlap| -> Result<Forecast, FitError> {
         let window = move_to_target_level(series, moves, launch, overlap, &fixed);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
-        calibrate_estimates(&window, &fixed, moves, &mut forecast);
+        calibrate_estimates(&window, &fixed, moves, launch, &mut forecast);
         Ok(forecast)
     };
     let mut forecast = fit(moves, Overlap::Half)?;
@@ -598,6 +611,7 @@ fn calibrate_estimates(
     window: &SeriesMedians,
     fixed: &[String],
     moves: &[LevelMove],
+    launch: Seconds,
     forecast: &mut Forecast,
 ) {
     let target = forecast.target;
@@ -657,8 +671,26 @@ fn calibrate_estimates(
                 });
                 let amounts = bytes.as_deref().zip(items.as_deref());
                 counts.zip(walk).and_then(|(k, u)| {
-                    latency_estimate(&p.fractal, &k, &u, latency.as_deref()?, amounts, target)
+                    let walks = Walks {
+                        counts: &k,
+                        bytes_per_item: &u,
+                        latency: latency.as_deref()?,
+                        amounts,
+                    };
+                    latency_estimate(&p.fractal, &walks, launch, target)
                 })
+            }
+            Some((Unit::Byte, amounts)) if !is_kernel_phase(&p.name) => {
+                let costs: Option<Vec<(f64, bool)>> = window
+                    .points
+                    .iter()
+                    .map(|pt| {
+                        let m = moves.iter().find(|m| m.size == pt.size)?;
+                        let c = m.transfer_costs.iter().find(|c| c.0 == p.name)?;
+                        Some((c.1, c.2))
+                    })
+                    .collect();
+                costs.and_then(|c| transfer_estimate(&p.fractal, amounts, &c, target))
             }
             Some((unit, amounts)) if is_kernel_phase(&p.name) => {
                 // A phase counted in work items was not moved: its cost per item may still
@@ -758,36 +790,119 @@ fn per_launch_estimate(
     })
 }
 
+/// The estimate of a transfer phase ([`CalibratedMethod::Transfer`], docs/models.md §2.4):
+/// `fractal` its fit of the moved times (each size's time times the calibrated cost per byte
+/// at the target's transfer size over that at its own), `bytes` its bytes at each size,
+/// `costs` at each size the calibrated cost per byte at the target's transfer size and whether
+/// the size's own transfer is past the sweep's largest. With B_t the bytes at the target:
+///
+/// `T = B_t · median{T_i / B_i : size i past the sweep}`, or `B_t · c_cal(target)` where no
+/// size is past it;
+///
+/// the 95 % interval reaches from the lower to the higher of that and `B_t · median(T'_i/B_i)`
+/// (T'_i the moved times: what the window says on its own), each widened by the moved costs'
+/// scatter `exp(t_{0.975,k−1}·s·√(1 + 1/k))`, s the standard deviation of their logarithms.
+/// A transfer's cost per byte falls with its size in steps no power of N follows (a pageable
+/// copy's staging, the caches it passes through), so the log-log line through a window of
+/// small transfers missed the target's by 40–400 % on the GPUs and by a median 49 % on the
+/// CPUs (2026-11-27): the calibration's sweep measured the target's transfer size itself.
+/// `None` with fewer than three sizes or a cost that is not positive.
+fn transfer_estimate(
+    fractal: &FractalFit,
+    bytes: &[f64],
+    costs: &[(f64, bool)],
+    target: f64,
+) -> Option<CalibratedEstimate> {
+    let k = bytes.len();
+    if k < 3 || fractal.times_seconds.len() != k || costs.len() != k {
+        return None;
+    }
+    let at_target = amount_at_target(&fractal.sizes, bytes, target)?;
+    let moved: Vec<f64> = fractal
+        .times_seconds
+        .iter()
+        .zip(bytes)
+        .map(|(t, b)| t / b)
+        .collect();
+    if moved.iter().any(|c| !c.is_finite() || *c <= 0.0) || costs[0].0 <= 0.0 {
+        return None;
+    }
+    let median = |v: &[f64]| -> f64 {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        super::stats::median_of_sorted(&v)
+    };
+    // Past the sweep's end the moving factor is 1: the moved cost is the measured one.
+    let past: Vec<f64> = moved
+        .iter()
+        .zip(costs)
+        .filter(|(_, c)| c.1)
+        .map(|(m, _)| *m)
+        .collect();
+    let per_byte = if past.is_empty() {
+        costs[0].0
+    } else {
+        median(&past)
+    };
+    let own = median(&moved);
+    let logs: Vec<f64> = moved.iter().map(|c| c.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / k as f64;
+    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+    let scatter = (super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt()).exp();
+    let [lo, hi] = [per_byte.min(own), per_byte.max(own)];
+    Some(CalibratedEstimate {
+        method: CalibratedMethod::Transfer,
+        prediction_seconds: at_target * per_byte,
+        interval_seconds: [at_target * lo / scatter, at_target * hi * scatter],
+        seconds_per_byte: Some(per_byte),
+        fixed_seconds: None,
+        bytes_at_target: Some(at_target),
+        bracket_seconds: None,
+        seconds_per_launch: None,
+        seconds_per_item: None,
+        items_at_target: None,
+        walk_seconds_per_byte: None,
+    })
+}
+
+/// What [`latency_estimate`] needs of a phase at each size of the window.
+struct Walks<'a> {
+    /// Launches per run, k_i.
+    counts: &'a [f64],
+    /// Bytes per work item u_i (1 where the phase declares no bytes).
+    bytes_per_item: &'a [f64],
+    /// λ(W_target) / λ(W_i).
+    latency: &'a [f64],
+    /// The phase's bytes and work items per run, for u at the target (u_t = B_t / I_t; the
+    /// window's largest u where they are not known).
+    amounts: Option<(&'a [f64], &'a [f64])>,
+}
+
 /// The estimate of a phase whose launches cannot fill the device, at the target either
 /// ([`CalibratedMethod::LatencyBound`], docs/models.md §2.4): `fractal` its (unmoved) fit,
-/// `counts` its launches, `walk` the bytes per work item u_i (1 where the phase declares no
-/// bytes), `latency` λ(W_target)/λ(W_i) at each size of the window; `amounts` its bytes and
-/// work items, for u at the target (u_t = B_t / I_t; the window's largest u where they are not
-/// known). Each size gives
+/// `launch` L. Each size gives
 ///
 /// `β_i = (T_i/k_i − L)·(λ(W_target)/λ(W_i)) / u_i`
 ///
 /// and `T = k_t·L + k_t·β̄·u_t`, its 95 % interval `k_t·L + k_t·u_t·(β̄ ± t_{0.975,k−1}·s·√(1 + 1/k))`
-/// (the lower end at least k_t·L), s the standard deviation of the β_i: the walk is one
-/// quantity measured at each size, as a fixed-work phase's time per launch is. The β_i are
-/// averaged, not their logarithms: a walk of a fraction of L (SOR's diagonals on a GPU) can
-/// come out at or below zero at one size where L was measured a little high. `None` with
-/// fewer than three sizes or no positive launch count at the target.
+/// (the lower end at least k_t·L), s the standard deviation of the β_i, k_t the launch counts'
+/// least-squares line in N at the target: the walk is one quantity measured at each size, as
+/// a fixed-work phase's time per launch is. The β_i are averaged, not their logarithms: a walk
+/// of a fraction of L (SOR's diagonals on a GPU) can come out at or below zero at one size
+/// where L was measured a little high. `None` with fewer than three sizes or no positive
+/// launch count at the target.
 fn latency_estimate(
     fractal: &FractalFit,
-    counts: &[f64],
-    walk: &[f64],
-    latency: &[f64],
-    amounts: Option<(&[f64], &[f64])>,
+    walks: &Walks<'_>,
+    launch: Seconds,
     target: f64,
 ) -> Option<CalibratedEstimate> {
-    let k = counts.len();
+    let k = walks.counts.len();
     if k < 3
         || [
             fractal.times_seconds.len(),
-            fractal.offsets_seconds.len(),
-            walk.len(),
-            latency.len(),
+            walks.bytes_per_item.len(),
+            walks.latency.len(),
         ]
         .iter()
         .any(|&n| n != k)
@@ -796,8 +911,8 @@ fn latency_estimate(
     }
     let betas: Vec<f64> = (0..k)
         .map(|i| {
-            let per_launch = (fractal.times_seconds[i] - fractal.offsets_seconds[i]) / counts[i];
-            per_launch * latency[i] / walk[i]
+            let walk = fractal.times_seconds[i] / walks.counts[i] - launch.0;
+            walk * walks.latency[i] / walks.bytes_per_item[i]
         })
         .collect();
     if betas.iter().any(|b| !b.is_finite()) {
@@ -806,7 +921,7 @@ fn latency_estimate(
     let mean = betas.iter().sum::<f64>() / k as f64;
     let s = (betas.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
     let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
-    let [b0, b1] = super::fractal::offset_line(&fractal.sizes, counts);
+    let [b0, b1] = super::fractal::offset_line(&fractal.sizes, walks.counts);
     let launches = b0 + b1 * target;
     if launches.is_nan() || launches <= 0.0 {
         return None;
@@ -816,20 +931,20 @@ fn latency_estimate(
         .iter()
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(i, _)| walk[i])?;
-    let u_target = amounts
+        .map(|(i, _)| walks.bytes_per_item[i])?;
+    let u_target = walks
+        .amounts
         .and_then(|(bytes, items)| {
             let b = amount_at_target(&fractal.sizes, bytes, target)?;
             let i = amount_at_target(&fractal.sizes, items, target)?;
             (i > 0.0).then(|| b / i)
         })
         .unwrap_or(largest);
-    let offset = fractal.offset_at_target_seconds;
-    let walk_at = |beta: f64| launches * beta.max(0.0) * u_target;
+    let at = |beta: f64| launches * (launch.0 + beta.max(0.0) * u_target);
     Some(CalibratedEstimate {
         method: CalibratedMethod::LatencyBound,
-        prediction_seconds: offset + walk_at(mean),
-        interval_seconds: [offset + walk_at(mean - half), offset + walk_at(mean + half)],
+        prediction_seconds: at(mean),
+        interval_seconds: [at(mean - half), at(mean + half)],
         seconds_per_byte: None,
         fixed_seconds: None,
         bytes_at_target: None,
@@ -1255,6 +1370,7 @@ mod tests {
                 rate: RATE,
                 factor: 1.0,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level,
@@ -1300,6 +1416,7 @@ mod tests {
                 rate: RATE,
                 factor,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1381,6 +1498,7 @@ mod tests {
                 rate: RATE,
                 factor,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1466,6 +1584,7 @@ mod tests {
             rate: 4e9,
             factor: 2.0,
             transfer_factors: Vec::new(),
+            transfer_costs: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
@@ -1498,6 +1617,7 @@ mod tests {
                 rate: 4e9,
                 factor: 2.0,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1532,6 +1652,7 @@ mod tests {
                 rate: 4e9,
                 factor: 2.0,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: line_moves.clone(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1565,6 +1686,7 @@ mod tests {
                 rate: 4e9,
                 factor: 2.0,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: line_moves.clone(),
                 own_rates: own_rates.clone(),
                 in_target_level: false,
@@ -1600,6 +1722,7 @@ mod tests {
                 rate: 4e9,
                 factor,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1646,6 +1769,7 @@ mod tests {
             rate: 0.0,
             factor: 1.0,
             transfer_factors: Vec::new(),
+            transfer_costs: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
@@ -1758,6 +1882,7 @@ mod tests {
                 rate: 1e12,
                 factor: 1.0,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -1840,6 +1965,7 @@ mod tests {
                 rate: 4e9,
                 factor,
                 transfer_factors: Vec::new(),
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -2134,6 +2260,7 @@ mod tests {
             rate: 119.53e9,
             factor: 1.9726,
             transfer_factors: Vec::new(),
+            transfer_costs: Vec::new(),
             line_moves: Vec::new(),
             own_rates: Vec::new(),
             in_target_level: false,
@@ -2239,6 +2366,7 @@ mod tests {
                 rate: 1e10,
                 factor,
                 transfer_factors: vec![("download eps".into(), factor)],
+                transfer_costs: Vec::new(),
                 line_moves: Vec::new(),
                 own_rates: Vec::new(),
                 in_target_level: false,
@@ -2297,5 +2425,244 @@ mod tests {
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
         let [_, total_hi] = total.interval_seconds();
         assert!(total_hi < 10.0 * total.prediction_seconds(), "{total_hi}");
+    }
+
+    /// A move for each of `sizes` that moves nothing by rates (no sweep), with `latency`
+    /// (λ(W_target)/λ(W_i)) for the phase `sweep` and `transfer_costs` for `upload`.
+    fn latency_moves(
+        sizes: &[usize],
+        latency: f64,
+        costs: Vec<(String, f64, bool)>,
+    ) -> Vec<LevelMove> {
+        sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 0.0,
+                factor: 1.0,
+                transfer_factors: Vec::new(),
+                transfer_costs: costs.clone(),
+                line_moves: Vec::new(),
+                own_rates: Vec::new(),
+                in_target_level: false,
+                latency_moves: vec![("sweep".into(), latency)],
+            })
+            .collect()
+    }
+
+    /// ADI's sweep on a GPU, as it is built: 64 launches of N² lines, each walking its line of N
+    /// floats down and up (8·N bytes per line), 5 µs a launch and 0.1 µs per byte of a line
+    /// at the window's latency, 2.5× that at the target's.
+    fn sweep_point(n: usize) -> SizeMedians {
+        let (launches, lines) = (64u64, (n * n) as u64);
+        let per_line = 8.0 * n as f64;
+        let t = launches as f64 * (5e-6 + 1e-7 * per_line);
+        SizeMedians {
+            size: n,
+            phases: vec![PhaseMedian {
+                name: "sweep".into(),
+                median_seconds: t,
+                count: launches,
+                bytes: Some(lines * 8 * n as u64 * launches),
+                items: Some(lines * launches),
+                ci95_seconds: None,
+            }],
+            total_seconds: t,
+        }
+    }
+
+    #[test]
+    fn a_launch_that_cannot_fill_the_device_walks_at_the_targets_latency() {
+        let sizes = [31, 37, 44, 53, 63];
+        let s = series(sizes.map(sweep_point).to_vec());
+        let f = forecast_calibrated(
+            &s,
+            252.0,
+            &latency_moves(&sizes, 2.5, Vec::new()),
+            Seconds(5e-6),
+        )
+        .expect("fits");
+        let sweep = f.phases.iter().find(|p| p.name == "sweep").expect("sweep");
+        let c = sweep.calibrated.as_ref().expect("an estimate");
+        assert_eq!(c.method, CalibratedMethod::LatencyBound);
+        // β = 0.1 µs · 2.5 per byte of a line: 64·(5 µs + 0.25 µs · 8 · 252) at N = 252.
+        let expected = 64.0 * (5e-6 + 2.5e-7 * 8.0 * 252.0);
+        assert!(
+            (c.prediction_seconds / expected - 1.0).abs() < 1e-9,
+            "{}",
+            c.prediction_seconds
+        );
+        assert!((c.walk_seconds_per_byte.expect("β") - 2.5e-7).abs() < 1e-18);
+        // Every size says the same β: the interval is the point.
+        let [lo, hi] = c.interval_seconds;
+        assert!((hi - lo).abs() < 1e-12 * expected, "[{lo}, {hi}]");
+        // Without the latency move the same series is a work line in its bytes, which grow
+        // as N³ where the walk grows as N: nowhere near the walk's time.
+        let rates = latency_moves(&sizes, 2.5, Vec::new())
+            .into_iter()
+            .map(|m| LevelMove {
+                latency_moves: Vec::new(),
+                ..m
+            })
+            .collect::<Vec<_>>();
+        let g = forecast_calibrated(&s, 252.0, &rates, Seconds(5e-6)).expect("fits");
+        let other = g.phases.iter().find(|p| p.name == "sweep").expect("sweep");
+        let o = other.calibrated.as_ref().expect("an estimate");
+        assert_ne!(o.method, CalibratedMethod::LatencyBound);
+        assert!(
+            (o.prediction_seconds / expected - 1.0).abs() > 0.5,
+            "{}",
+            o.prediction_seconds
+        );
+    }
+
+    #[test]
+    fn a_walk_at_or_below_the_launch_cost_is_averaged_not_logged() {
+        // SOR's diagonals: the time per launch within a few tenths of a µs of L, one size
+        // below it. β is the plain mean (here 0), so the estimate is the launches' cost.
+        let walk = [0.2e-6, -0.2e-6, 0.1e-6, -0.1e-6, 0.0];
+        let sizes = [500usize, 590, 702, 835, 993];
+        let points = sizes
+            .iter()
+            .zip(walk)
+            .map(|(&n, w)| {
+                let k = 20 * n as u64;
+                let t = k as f64 * (6e-6 + w);
+                SizeMedians {
+                    size: n,
+                    phases: vec![PhaseMedian {
+                        name: "sweep".into(),
+                        median_seconds: t,
+                        count: k,
+                        bytes: None,
+                        items: Some(k * n as u64),
+                        ci95_seconds: None,
+                    }],
+                    total_seconds: t,
+                }
+            })
+            .collect();
+        let f = forecast_calibrated(
+            &series(points),
+            3972.0,
+            &latency_moves(&sizes, 2.0, Vec::new()),
+            Seconds(6e-6),
+        )
+        .expect("fits");
+        let c = f
+            .phases
+            .iter()
+            .find(|p| p.name == "sweep")
+            .and_then(|p| p.calibrated.clone())
+            .expect("an estimate");
+        assert_eq!(c.method, CalibratedMethod::LatencyBound);
+        let launches = 20.0 * 3972.0;
+        assert!(
+            (c.prediction_seconds / (launches * 6e-6) - 1.0).abs() < 1e-9,
+            "{}",
+            c.prediction_seconds
+        );
+        // The interval reaches above (the walks' scatter) and down to the launches alone.
+        assert!((c.interval_seconds[0] / (launches * 6e-6) - 1.0).abs() < 1e-9);
+        assert!(c.interval_seconds[1] > c.prediction_seconds);
+    }
+
+    /// An upload of 4·N² bytes per run at 1 GB/s, and a kernel phase beside it.
+    fn upload_point(n: usize, seconds_per_byte: f64) -> SizeMedians {
+        let bytes = 4 * (n * n) as u64;
+        let t = bytes as f64 * seconds_per_byte;
+        SizeMedians {
+            size: n,
+            phases: vec![PhaseMedian {
+                name: "upload".into(),
+                median_seconds: t,
+                count: 1,
+                bytes: Some(bytes),
+                items: None,
+                ci95_seconds: None,
+            }],
+            total_seconds: t,
+        }
+    }
+
+    #[test]
+    fn a_transfer_costs_what_the_sweep_measured_at_the_targets_size() {
+        // The window's small transfers ran at 0.2–1 GB/s (a per-transfer cost that no power of
+        // N follows); the sweep measured 10 GB/s at the target's transfer size.
+        let sizes = [100usize, 200, 400];
+        let points = sizes
+            .iter()
+            .zip([5e-9, 2e-9, 1e-9])
+            .map(|(&n, c)| upload_point(n, c))
+            .collect();
+        let costs = vec![("upload".to_string(), 1e-10, false)];
+        let moves: Vec<LevelMove> = latency_moves(&sizes, 1.0, costs)
+            .into_iter()
+            .map(|m| LevelMove {
+                latency_moves: Vec::new(),
+                ..m
+            })
+            .collect();
+        let f = forecast_calibrated(&series(points), 1600.0, &moves, Seconds(0.0)).expect("fits");
+        let c = f
+            .phases
+            .iter()
+            .find(|p| p.name == "upload")
+            .and_then(|p| p.calibrated.clone())
+            .expect("an estimate");
+        assert_eq!(c.method, CalibratedMethod::Transfer);
+        let bytes = 4.0 * 1600.0 * 1600.0;
+        assert!(
+            (c.prediction_seconds / (bytes * 1e-10) - 1.0).abs() < 1e-9,
+            "{}",
+            c.prediction_seconds
+        );
+        // The interval reaches the window's own cost, 2 ns per byte (its median).
+        assert!(
+            c.interval_seconds[1] >= bytes * 2e-9,
+            "{:?}",
+            c.interval_seconds
+        );
+        assert!(c.interval_seconds[0] <= bytes * 1e-10);
+    }
+
+    #[test]
+    fn a_transfer_past_the_sweep_costs_what_the_window_measured_there() {
+        // Two sizes' transfers are at least as large as the sweep's largest: their own cost
+        // per byte (median 1.1 ns) is the target's, not the sweep's last value (2 ns).
+        let sizes = [100usize, 200, 400];
+        let points = sizes
+            .iter()
+            .zip([3e-9, 1.2e-9, 1.0e-9])
+            .map(|(&n, c)| upload_point(n, c))
+            .collect();
+        let moves: Vec<LevelMove> = sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 0.0,
+                factor: 1.0,
+                transfer_factors: Vec::new(),
+                transfer_costs: vec![("upload".to_string(), 2e-9, size >= 200)],
+                line_moves: Vec::new(),
+                own_rates: Vec::new(),
+                in_target_level: false,
+                latency_moves: Vec::new(),
+            })
+            .collect();
+        let f = forecast_calibrated(&series(points), 1600.0, &moves, Seconds(0.0)).expect("fits");
+        let c = f
+            .phases
+            .iter()
+            .find(|p| p.name == "upload")
+            .and_then(|p| p.calibrated.clone())
+            .expect("an estimate");
+        assert_eq!(c.method, CalibratedMethod::Transfer);
+        let bytes = 4.0 * 1600.0 * 1600.0;
+        assert!(
+            (c.prediction_seconds / (bytes * 1.1e-9) - 1.0).abs() < 1e-9,
+            "{}",
+            c.prediction_seconds
+        );
     }
 }

@@ -107,6 +107,14 @@ impl DeviceFacts {
             .map(|&(_, t)| t)
     }
 
+    /// The largest transfer, bytes, the calibration's `phase` sweep (`upload` or `download`)
+    /// measured; `None` without one. Past it, [`DeviceFacts::transfer_seconds_per_byte`] is
+    /// the sweep's last value, not a measurement.
+    pub fn transfer_sweep_end(&self, phase: &str) -> Option<f64> {
+        let (_, points) = self.transfers.iter().find(|(name, _)| name == phase)?;
+        points.iter().map(|p| p.0).reduce(f64::max)
+    }
+
     /// Seconds per byte of one `phase` transfer (`upload` or `download`) of `bytes`: log-log
     /// interpolation in the calibration's transfer sweep, the end's value beyond it; `None`
     /// without one.
@@ -411,6 +419,52 @@ mod tests {
             streaming_spread: Vec::new(),
             latencies: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_target_that_cannot_fill_the_device_keeps_every_unflagged_size() {
+        // Unsaturated (size < 64 executors) and overhead-dominated (2 launches of 10 µs in
+        // 25 µs): refused by the window rules, kept for a target that fills nothing either;
+        // a flagged size is left out all the same.
+        let mut points = vec![
+            point(8, 25e-6),
+            point(16, 25e-6),
+            point(32, 25e-6),
+            point(48, 25e-6),
+        ];
+        points[3].anomaly = Some("4.1× its neighbours' time per cell".into());
+        let d = device();
+        assert!(
+            choose_window_any_level(&points, 1 << 12, &d, OVERHEAD_LIMIT)
+                .accepted
+                .is_empty()
+        );
+        let all = choose_window_unsaturated(&points, 1 << 12, &d);
+        assert_eq!(all.accepted, vec![8, 16, 32]);
+        assert_eq!(all.rejected.len(), 1);
+        assert_eq!(all.rejected[0].reasons.len(), 1, "{:?}", all.rejected[0]);
+        assert!(all.unchecked.is_empty());
+    }
+
+    #[test]
+    fn a_levels_latency_and_the_transfer_sweeps_end_are_read_by_name() {
+        let mut d = device();
+        assert_eq!(d.latency_of(1 << 16), None);
+        d.latencies = vec![
+            ("L1".into(), 20e-9),
+            ("L2".into(), 140e-9),
+            ("memory".into(), 340e-9),
+        ];
+        assert_eq!(d.latency_of(1 << 10), Some(20e-9));
+        assert_eq!(d.latency_of(1 << 16), Some(140e-9));
+        assert_eq!(d.latency_of(1 << 40), Some(340e-9));
+        assert_eq!(d.transfer_sweep_end("upload"), None);
+        d.transfers = vec![(
+            "upload".into(),
+            vec![(4096.0, 1e-6), (64.0 * 1048576.0, 1e-2)],
+        )];
+        assert_eq!(d.transfer_sweep_end("upload"), Some(64.0 * 1048576.0));
+        assert_eq!(d.transfer_sweep_end("download"), None);
     }
 
     fn point(size: usize, seconds: f64) -> SizeFacts {
