@@ -60,6 +60,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "balance-sor",
         "dvmh-adi",
         "dvmh-sor",
+        "validate-suite-sorrb",
     ] {
         assert!(
             steps.iter().any(|l| l.split('\t').next() == Some(name)),

@@ -222,7 +222,13 @@ mod tests {
         })
         .unwrap();
         let discarded = calls.len() - m.samples.len();
-        assert!(discarded >= 5, "{discarded} discarded");
+        // Every run that ended inside the warm-up is discarded, however long a loaded
+        // machine's 1 ms sleeps take (at least five on an idle one).
+        let early = calls.iter().filter(|&&t| t < 5e-3).count();
+        assert!(
+            discarded >= early.max(2),
+            "{discarded} discarded, {early} early"
+        );
         assert!(discarded < 50, "{discarded} discarded");
         assert!(calls[discarded] >= 5e-3, "{calls:?}");
         assert_eq!(m.samples.len(), 10);

@@ -215,8 +215,8 @@ fn memory_reference(calibration: &Calibration) -> Vec<(StreamKernel, f64)> {
 
 /// What the fit-window rules and the calibrated variant need from a calibration
 /// ([`crate::fit::window`]): n, the launch overhead a workload's launch pays (the saturated
-/// empty launch where measured), each latency level's largest working set, the streaming
-/// sweep and the transfer sweeps.
+/// empty launch where measured), each latency level's largest working set and its read
+/// latency t, the streaming sweep and the transfer sweeps.
 pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
     DeviceFacts {
         executors: calibration.parameters.executors.value,

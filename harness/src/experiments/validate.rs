@@ -538,7 +538,9 @@ pub fn calibrated_forecast(
             // A transfer grows with the working set: one of b bytes here is one of
             // b · W_target / W_i bytes at the target.
             let grows = target_bytes as f64 / working_set.max(1) as f64;
-            let transfer_factors = series
+            // Per transfer phase: the sweep's seconds per byte at this size's transfer and at
+            // the target's, and whether this size's is past the sweep's largest.
+            let transfers: Vec<(String, f64, f64, bool)> = series
                 .points
                 .iter()
                 .find(|p| p.size == size)
@@ -548,8 +550,17 @@ pub fn calibrated_forecast(
                     let one = ph.bytes? as f64 / ph.count.max(1) as f64;
                     let here = device.transfer_seconds_per_byte(&ph.name, one)?;
                     let there = device.transfer_seconds_per_byte(&ph.name, one * grows)?;
-                    Some((ph.name.clone(), there / here))
+                    let end = device.transfer_sweep_end(&ph.name)?;
+                    Some((ph.name.clone(), here, there, one > end))
                 })
+                .collect();
+            let transfer_factors = transfers
+                .iter()
+                .map(|(name, here, there, _)| (name.clone(), there / here))
+                .collect();
+            let transfer_costs = transfers
+                .into_iter()
+                .map(|(name, _, there, past)| (name, there, past))
                 .collect();
             // The kernel phases that ran on one thread at this size move at one thread's
             // rates, where the calibration measured them.
@@ -595,19 +606,6 @@ pub fn calibrated_forecast(
                         .collect()
                 })
                 .unwrap_or_default();
-            let transfer_costs = series
-                .points
-                .iter()
-                .find(|p| p.size == size)
-                .into_iter()
-                .flat_map(|p| &p.phases)
-                .filter_map(|ph| {
-                    let one = ph.bytes? as f64 / ph.count.max(1) as f64;
-                    let there = device.transfer_seconds_per_byte(&ph.name, one * grows)?;
-                    let end = device.transfer_sweep_end(&ph.name)?;
-                    Some((ph.name.clone(), there, one >= end))
-                })
-                .collect();
             LevelMove {
                 latency_moves,
                 transfer_costs,
@@ -996,23 +994,30 @@ mod tests {
         assert_eq!((some.mean, some.median, some.max), (1.5, 1.0, 3.0));
     }
 
-    #[test]
-    fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
-        // ADI on a device of 3000 executors: no size's sweeps, the target's neither (38² lines
-        // at N = 40), fill it; the target's transposes (40³ items) do.
+    /// The built-in workload `name` and its series on the host at `sizes` (2 iterations, 3
+    /// runs a size).
+    fn host_series(name: &str, sizes: &[usize]) -> (Box<dyn Workload>, Series) {
         let host = crate::backend::host::HostDevice::new();
-        let adi = crate::workloads::registry::lookup("adi", None).expect("adi");
-        let sizes = [10, 12, 14];
+        let workload = crate::workloads::registry::lookup(name, None).expect("built in");
         let series = super::super::series::run_series(
-            adi.as_ref(),
+            workload.as_ref(),
             None,
             &host,
-            &sizes,
+            sizes,
             2,
             RepeatPlan::fixed(3),
             |_| {},
         )
         .expect("series");
+        (workload, series)
+    }
+
+    #[test]
+    fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
+        // ADI on a device of 3000 executors: no size's sweeps, the target's neither (38² lines
+        // at N = 40), fill it; the target's transposes (40³ items) do.
+        let sizes = [10, 12, 14];
+        let (adi, series) = host_series("adi", &sizes);
         let mut facts = DeviceFacts {
             one_thread: None,
             executors: 3000.0,
@@ -1067,19 +1072,7 @@ mod tests {
 
     #[test]
     fn a_phase_that_ran_on_one_thread_moves_at_one_threads_rates() {
-        let host = crate::backend::host::HostDevice::new();
-        let sor_rb = crate::workloads::registry::lookup("sor-rb", None).expect("sor-rb");
-        let sizes = [40, 48, 56];
-        let series = super::super::series::run_series(
-            sor_rb.as_ref(),
-            None,
-            &host,
-            &sizes,
-            2,
-            RepeatPlan::fixed(3),
-            |_| {},
-        )
-        .expect("series");
+        let (sor_rb, series) = host_series("sor-rb", &[40, 48, 56]);
         let sweep = |rates: [f64; 4]| -> Vec<(u64, f64)> {
             [1 << 10, 1 << 16, 1 << 20, 1 << 30]
                 .into_iter()

@@ -182,8 +182,8 @@ pub enum CalibratedMethod {
     /// u the bytes per work item (the walk's length; 1 where the phase declares no bytes).
     LatencyBound,
     /// A transfer (`upload`, `download`): its bytes at the target B_t times a cost per byte,
-    /// the median over the window's sizes whose one transfer is at least as large as the
-    /// calibration's sweep reached, else the sweep's at the target's transfer size. The
+    /// the median over the window's sizes whose one transfer is larger than the calibration's
+    /// sweep reached, else the sweep's at the target's transfer size. The
     /// interval reaches the window's own estimate (its moved costs per byte, median) and the
     /// scatter of those costs.
     Transfer,
@@ -334,9 +334,9 @@ pub struct LevelMove {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_factors: Vec<(String, f64)>,
     /// For each transfer phase: the calibrated seconds per byte of a transfer as large as the
-    /// target's, and whether this size's own transfer is at least as large as the largest
-    /// the calibration's sweep measured (the sweep then says nothing of its cost that the
-    /// size's own time does not say better): [`CalibratedMethod::Transfer`].
+    /// target's, and whether this size's own transfer is larger than the largest the
+    /// calibration's sweep measured (the sweep then says nothing of its cost that the size's
+    /// own time does not say better): [`CalibratedMethod::Transfer`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_costs: Vec<(String, f64, bool)>,
     /// For each kernel phase the workload declares strided (its `strided_phases`): the
@@ -736,6 +736,17 @@ fn calibrate_estimates(
     }
 }
 
+/// The mean of `values` (one quantity measured at each of k sizes) and the half-width of
+/// its 95 % prediction interval for one more measurement, `t_{0.975,k−1}·s·√(1 + 1/k)`, s the
+/// sample standard deviation.
+fn mean_and_half_width(values: &[f64]) -> (f64, f64) {
+    let k = values.len();
+    let mean = values.iter().sum::<f64>() / k as f64;
+    let s = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+    let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
+    (mean, half)
+}
+
 /// The estimate of a phase whose launches do the same work at every size of the window
 /// (`fractal`: its times; `counts`: its launches per run): the time per launch τ_i = T_i / k_i
 /// is taken as one quantity measured at each size, log-normal about its geometric mean τ̄:
@@ -763,9 +774,7 @@ fn per_launch_estimate(
     if logs.iter().any(|l| !l.is_finite()) {
         return None;
     }
-    let mean = logs.iter().sum::<f64>() / k as f64;
-    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
-    let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
+    let (mean, half) = mean_and_half_width(&logs);
     let [b0, b1] = super::fractal::offset_line(&fractal.sizes, counts);
     let launches = b0 + b1 * target;
     if launches.is_nan() || launches <= 0.0 {
@@ -846,22 +855,16 @@ fn transfer_estimate(
     };
     let own = median(&moved);
     let logs: Vec<f64> = moved.iter().map(|c| c.ln()).collect();
-    let mean = logs.iter().sum::<f64>() / k as f64;
-    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
-    let scatter = (super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt()).exp();
+    let scatter = mean_and_half_width(&logs).1.exp();
     let [lo, hi] = [per_byte.min(own), per_byte.max(own)];
     Some(CalibratedEstimate {
-        method: CalibratedMethod::Transfer,
-        prediction_seconds: at_target * per_byte,
-        interval_seconds: [at_target * lo / scatter, at_target * hi * scatter],
         seconds_per_byte: Some(per_byte),
-        fixed_seconds: None,
         bytes_at_target: Some(at_target),
-        bracket_seconds: None,
-        seconds_per_launch: None,
-        seconds_per_item: None,
-        items_at_target: None,
-        walk_seconds_per_byte: None,
+        ..CalibratedEstimate::without_bytes(
+            CalibratedMethod::Transfer,
+            at_target * per_byte,
+            [at_target * lo / scatter, at_target * hi * scatter],
+        )
     })
 }
 
@@ -918,9 +921,7 @@ fn latency_estimate(
     if betas.iter().any(|b| !b.is_finite()) {
         return None;
     }
-    let mean = betas.iter().sum::<f64>() / k as f64;
-    let s = (betas.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
-    let half = super::linear::t_quantile_95(k - 1) * s * (1.0 + 1.0 / k as f64).sqrt();
+    let (mean, half) = mean_and_half_width(&betas);
     let [b0, b1] = super::fractal::offset_line(&fractal.sizes, walks.counts);
     let launches = b0 + b1 * target;
     if launches.is_nan() || launches <= 0.0 {
@@ -942,17 +943,12 @@ fn latency_estimate(
         .unwrap_or(largest);
     let at = |beta: f64| launches * (launch.0 + beta.max(0.0) * u_target);
     Some(CalibratedEstimate {
-        method: CalibratedMethod::LatencyBound,
-        prediction_seconds: at(mean),
-        interval_seconds: [at(mean - half), at(mean + half)],
-        seconds_per_byte: None,
-        fixed_seconds: None,
-        bytes_at_target: None,
-        bracket_seconds: None,
-        seconds_per_launch: None,
-        seconds_per_item: None,
-        items_at_target: None,
         walk_seconds_per_byte: Some(mean),
+        ..CalibratedEstimate::without_bytes(
+            CalibratedMethod::LatencyBound,
+            at(mean),
+            [at(mean - half), at(mean + half)],
+        )
     })
 }
 
@@ -2482,8 +2478,7 @@ mod tests {
             Seconds(5e-6),
         )
         .expect("fits");
-        let sweep = f.phases.iter().find(|p| p.name == "sweep").expect("sweep");
-        let c = sweep.calibrated.as_ref().expect("an estimate");
+        let c = estimate_of(&f, "sweep");
         assert_eq!(c.method, CalibratedMethod::LatencyBound);
         // β = 0.1 µs · 2.5 per byte of a line: 64·(5 µs + 0.25 µs · 8 · 252) at N = 252.
         let expected = 64.0 * (5e-6 + 2.5e-7 * 8.0 * 252.0);
@@ -2506,8 +2501,7 @@ mod tests {
             })
             .collect::<Vec<_>>();
         let g = forecast_calibrated(&s, 252.0, &rates, Seconds(5e-6)).expect("fits");
-        let other = g.phases.iter().find(|p| p.name == "sweep").expect("sweep");
-        let o = other.calibrated.as_ref().expect("an estimate");
+        let o = estimate_of(&g, "sweep");
         assert_ne!(o.method, CalibratedMethod::LatencyBound);
         assert!(
             (o.prediction_seconds / expected - 1.0).abs() > 0.5,
@@ -2549,12 +2543,7 @@ mod tests {
             Seconds(6e-6),
         )
         .expect("fits");
-        let c = f
-            .phases
-            .iter()
-            .find(|p| p.name == "sweep")
-            .and_then(|p| p.calibrated.clone())
-            .expect("an estimate");
+        let c = estimate_of(&f, "sweep");
         assert_eq!(c.method, CalibratedMethod::LatencyBound);
         let launches = 20.0 * 3972.0;
         assert!(
@@ -2567,7 +2556,7 @@ mod tests {
         assert!(c.interval_seconds[1] > c.prediction_seconds);
     }
 
-    /// An upload of 4·N² bytes per run at 1 GB/s, and a kernel phase beside it.
+    /// An upload of 4·N² bytes per run at `seconds_per_byte`.
     fn upload_point(n: usize, seconds_per_byte: f64) -> SizeMedians {
         let bytes = 4 * (n * n) as u64;
         let t = bytes as f64 * seconds_per_byte;
@@ -2585,31 +2574,42 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_transfer_costs_what_the_sweep_measured_at_the_targets_size() {
-        // The window's small transfers ran at 0.2–1 GB/s (a per-transfer cost that no power of
-        // N follows); the sweep measured 10 GB/s at the target's transfer size.
+    /// The calibrated estimate of the phase `name`.
+    fn estimate_of(f: &Forecast, name: &str) -> CalibratedEstimate {
+        f.phases
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.calibrated.clone())
+            .expect("an estimate")
+    }
+
+    /// The upload's estimate at N = 1600 from N = 100, 200, 400 whose transfers cost
+    /// `window` seconds per byte, the sweep `sweep` at the target's transfer size, and
+    /// `past(N)` says whether N's transfer is past the sweep's largest.
+    fn upload_at_1600(window: [f64; 3], sweep: f64, past: fn(usize) -> bool) -> CalibratedEstimate {
         let sizes = [100usize, 200, 400];
         let points = sizes
             .iter()
-            .zip([5e-9, 2e-9, 1e-9])
+            .zip(window)
             .map(|(&n, c)| upload_point(n, c))
             .collect();
-        let costs = vec![("upload".to_string(), 1e-10, false)];
-        let moves: Vec<LevelMove> = latency_moves(&sizes, 1.0, costs)
+        let moves: Vec<LevelMove> = latency_moves(&sizes, 1.0, Vec::new())
             .into_iter()
             .map(|m| LevelMove {
                 latency_moves: Vec::new(),
+                transfer_costs: vec![("upload".to_string(), sweep, past(m.size))],
                 ..m
             })
             .collect();
         let f = forecast_calibrated(&series(points), 1600.0, &moves, Seconds(0.0)).expect("fits");
-        let c = f
-            .phases
-            .iter()
-            .find(|p| p.name == "upload")
-            .and_then(|p| p.calibrated.clone())
-            .expect("an estimate");
+        estimate_of(&f, "upload")
+    }
+
+    #[test]
+    fn a_transfer_costs_what_the_sweep_measured_at_the_targets_size() {
+        // The window's small transfers ran at 0.2–1 GB/s (a per-transfer cost that no power of
+        // N follows); the sweep measured 10 GB/s at the target's transfer size.
+        let c = upload_at_1600([5e-9, 2e-9, 1e-9], 1e-10, |_| false);
         assert_eq!(c.method, CalibratedMethod::Transfer);
         let bytes = 4.0 * 1600.0 * 1600.0;
         assert!(
@@ -2628,35 +2628,9 @@ mod tests {
 
     #[test]
     fn a_transfer_past_the_sweep_costs_what_the_window_measured_there() {
-        // Two sizes' transfers are at least as large as the sweep's largest: their own cost
-        // per byte (median 1.1 ns) is the target's, not the sweep's last value (2 ns).
-        let sizes = [100usize, 200, 400];
-        let points = sizes
-            .iter()
-            .zip([3e-9, 1.2e-9, 1.0e-9])
-            .map(|(&n, c)| upload_point(n, c))
-            .collect();
-        let moves: Vec<LevelMove> = sizes
-            .iter()
-            .map(|&size| LevelMove {
-                size,
-                rate: 0.0,
-                factor: 1.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: vec![("upload".to_string(), 2e-9, size >= 200)],
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
-            })
-            .collect();
-        let f = forecast_calibrated(&series(points), 1600.0, &moves, Seconds(0.0)).expect("fits");
-        let c = f
-            .phases
-            .iter()
-            .find(|p| p.name == "upload")
-            .and_then(|p| p.calibrated.clone())
-            .expect("an estimate");
+        // Two sizes' transfers are larger than the sweep's largest: their own cost per byte
+        // (median 1.1 ns) is the target's, not the sweep's last value (2 ns).
+        let c = upload_at_1600([3e-9, 1.2e-9, 1.0e-9], 2e-9, |n| n >= 200);
         assert_eq!(c.method, CalibratedMethod::Transfer);
         let bytes = 4.0 * 1600.0 * 1600.0;
         assert!(

@@ -10,7 +10,10 @@
 //! 3. **in the target's memory level**: its working set lives in the same level of the
 //!    calibrated latency sweep (L1, L2, …, memory) as the target size's working set.
 //!
-//! Every rejected size is listed with all of its reasons; nothing is dropped silently.
+//! Every rejected size is listed with all of its reasons; nothing is dropped silently. A
+//! target whose own main kernel launches fewer work items than n fills the device no more than
+//! its window does: the `calibrated` variant then keeps every unflagged size
+//! ([`choose_window_unsaturated`]) and estimates those launches as latency-bound.
 
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
