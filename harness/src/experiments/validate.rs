@@ -447,8 +447,10 @@ fn at_target_rate(moves: &[LevelMove], rate: f64, measured: f64) -> Vec<LevelMov
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
 /// unflagged, not overhead-dominated small size (launches × L at most [`OVERHEAD_LIMIT`] of
 /// its time, or [`RELAXED_OVERHEAD_LIMIT`] where fewer than three sizes pass that, with a
-/// note), moved to the large size's memory level by the calibrated streaming rates; or a note
-/// saying why there is none.
+/// note), moved to the large size's memory level by the calibrated streaming rates; where
+/// fewer than three pass and the large size's own main kernel cannot fill the device either,
+/// every unflagged size, its unfilled phases estimated as latency-bound (with a note); or a
+/// note saying why there is none.
 ///
 /// `shared`: the rounds the target ran in with the window, where it ran inside them
 /// ([`run_series_beside`]); its interval then allows for less of the machine's drift.

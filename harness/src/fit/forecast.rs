@@ -645,19 +645,9 @@ fn calibrate_estimates(
         };
         // λ(W_target) / λ(W_i) at every size, where the phase's launches cannot fill the
         // device at the target.
-        let latency: Option<Vec<f64>> = window
-            .points
-            .iter()
-            .map(|pt| {
-                moves
-                    .iter()
-                    .find(|m| m.size == pt.size)?
-                    .latency_moves
-                    .iter()
-                    .find(|l| l.0 == p.name)
-                    .map(|l| l.1)
-            })
-            .collect();
+        let latency = per_move(window, moves, &|m| {
+            m.latency_moves.iter().find(|l| l.0 == p.name).map(|l| l.1)
+        });
         let mut estimate = match work {
             _ if fixed.contains(&p.name) => {
                 let counts = per_size(&|ph| Some(ph.count as f64));
@@ -681,15 +671,10 @@ fn calibrate_estimates(
                 })
             }
             Some((Unit::Byte, amounts)) if !is_kernel_phase(&p.name) => {
-                let costs: Option<Vec<(f64, bool)>> = window
-                    .points
-                    .iter()
-                    .map(|pt| {
-                        let m = moves.iter().find(|m| m.size == pt.size)?;
-                        let c = m.transfer_costs.iter().find(|c| c.0 == p.name)?;
-                        Some((c.1, c.2))
-                    })
-                    .collect();
+                let costs = per_move(window, moves, &|m| {
+                    let c = m.transfer_costs.iter().find(|c| c.0 == p.name)?;
+                    Some((c.1, c.2))
+                });
                 costs.and_then(|c| transfer_estimate(&p.fractal, amounts, &c, target))
             }
             Some((unit, amounts)) if is_kernel_phase(&p.name) => {
@@ -734,6 +719,20 @@ fn calibrate_estimates(
                 .push("a phase could not be estimated: the total is the log-log line's".into());
         }
     }
+}
+
+/// One value per size of `window` from that size's move, if every size has a move and a
+/// value.
+fn per_move<T>(
+    window: &SeriesMedians,
+    moves: &[LevelMove],
+    value: &dyn Fn(&LevelMove) -> Option<T>,
+) -> Option<Vec<T>> {
+    window
+        .points
+        .iter()
+        .map(|pt| value(moves.iter().find(|m| m.size == pt.size)?))
+        .collect()
 }
 
 /// The mean of `values` (one quantity measured at each of k sizes) and the half-width of
