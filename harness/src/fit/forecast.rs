@@ -319,8 +319,9 @@ pub fn forecast_windowed(
     forecast_variant(&window, target, Some(launch), Variant::Windowed)
 }
 
-/// How one small size's times move to the target's memory level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How one small size's times move to the target's memory level (the default moves nothing:
+/// no rate, no factor, no phase of its own).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LevelMove {
     /// The small size.
     pub size: usize,
@@ -1364,12 +1365,8 @@ mod tests {
                 size,
                 rate: RATE,
                 factor: 1.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
                 in_target_level,
-                latency_moves: Vec::new(),
+                ..Default::default()
             });
             forecast_calibrated(&s, 4096.0, &moves, Seconds(LAUNCH))
                 .expect("fits")
@@ -1410,12 +1407,7 @@ mod tests {
                 size,
                 rate: RATE,
                 factor,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
         };
         let target = 4096.0;
@@ -1492,12 +1484,7 @@ mod tests {
                 size,
                 rate: RATE,
                 factor,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
         };
         let target = 4096.0;
@@ -1578,12 +1565,7 @@ mod tests {
             size,
             rate: 4e9,
             factor: 2.0,
-            transfer_factors: Vec::new(),
-            transfer_costs: Vec::new(),
-            line_moves: Vec::new(),
-            own_rates: Vec::new(),
-            in_target_level: false,
-            latency_moves: Vec::new(),
+            ..Default::default()
         });
         let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f
@@ -1611,12 +1593,7 @@ mod tests {
                 size,
                 rate: 4e9,
                 factor: 2.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             });
             let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
             let k = &w.points[0].phases[0];
@@ -1646,12 +1623,8 @@ mod tests {
                 size,
                 rate: 4e9,
                 factor: 2.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
                 line_moves: line_moves.clone(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1680,12 +1653,9 @@ mod tests {
                 size,
                 rate: 4e9,
                 factor: 2.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
                 line_moves: line_moves.clone(),
                 own_rates: own_rates.clone(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             });
             move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
                 .median_seconds
@@ -1716,12 +1686,7 @@ mod tests {
                 size,
                 rate: 4e9,
                 factor,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
         };
         let upper = |f: &Forecast| {
@@ -1763,12 +1728,7 @@ mod tests {
             size,
             rate: 0.0,
             factor: 1.0,
-            transfer_factors: Vec::new(),
-            transfer_costs: Vec::new(),
-            line_moves: Vec::new(),
-            own_rates: Vec::new(),
-            in_target_level: false,
-            latency_moves: Vec::new(),
+            ..Default::default()
         });
         let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
         let total = f.phases.iter().find(|p| p.name == "total").expect("total");
@@ -1876,12 +1836,7 @@ mod tests {
                 size,
                 rate: 1e12,
                 factor: 1.0,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
             .collect()
     }
@@ -1959,12 +1914,7 @@ mod tests {
                 size,
                 rate: 4e9,
                 factor,
-                transfer_factors: Vec::new(),
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
             .collect()
     }
@@ -2254,12 +2204,7 @@ mod tests {
             size,
             rate: 119.53e9,
             factor: 1.9726,
-            transfer_factors: Vec::new(),
-            transfer_costs: Vec::new(),
-            line_moves: Vec::new(),
-            own_rates: Vec::new(),
-            in_target_level: false,
-            latency_moves: Vec::new(),
+            ..Default::default()
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
         let p = f
@@ -2361,11 +2306,7 @@ mod tests {
                 rate: 1e10,
                 factor,
                 transfer_factors: vec![("download eps".into(), factor)],
-                transfer_costs: Vec::new(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
-                latency_moves: Vec::new(),
+                ..Default::default()
             })
         };
         let target = 204.0;
@@ -2435,12 +2376,9 @@ mod tests {
                 size,
                 rate: 0.0,
                 factor: 1.0,
-                transfer_factors: Vec::new(),
                 transfer_costs: costs.clone(),
-                line_moves: Vec::new(),
-                own_rates: Vec::new(),
-                in_target_level: false,
                 latency_moves: vec![("sweep".into(), latency)],
+                ..Default::default()
             })
             .collect()
     }
