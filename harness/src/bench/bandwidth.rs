@@ -396,21 +396,14 @@ pub fn measure_bandwidth_of(
             ctx.record(name, m);
             check(ctx, kernel, a, *k)?;
             let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
-            let gbps = |seconds: f64| {
-                if seconds > 0.0 {
-                    moved / seconds * 1e-9
-                } else {
-                    f64::INFINITY
-                }
-            };
-            if m.summary.median <= 0.0 {
+            let Some((gbps, ci95_gbps)) = rate_of(moved, m) else {
                 // The difference vanished in the noise: no bandwidth can be read here.
                 continue;
-            }
+            };
             points.push(BandwidthPoint {
                 working_set_bytes: *bytes,
-                gbps: gbps(m.summary.median),
-                ci95_gbps: [gbps(m.summary.ci95[1]), gbps(m.summary.ci95[0])],
+                gbps,
+                ci95_gbps,
                 passes: *k,
                 outliers: m.summary.outliers,
             });
@@ -422,6 +415,25 @@ pub fn measure_bandwidth_of(
         executors: launched,
         curves,
         levels,
+    })
+}
+
+/// `bytes` over a measured time: the median's rate in GB/s and its 95 % interval (the time's
+/// interval reversed; an end at zero time is unbounded), or `None` where the median is not
+/// above zero (a difference of two times that vanished in the noise).
+pub(crate) fn rate_of(bytes: f64, m: &super::Measured) -> Option<(f64, [f64; 2])> {
+    let gbps = |seconds: f64| {
+        if seconds > 0.0 {
+            bytes / seconds * 1e-9
+        } else {
+            f64::INFINITY
+        }
+    };
+    (m.summary.median > 0.0).then(|| {
+        (
+            gbps(m.summary.median),
+            [gbps(m.summary.ci95[1]), gbps(m.summary.ci95[0])],
+        )
     })
 }
 

@@ -81,11 +81,18 @@ pub fn executor_counts(ctx: &BenchContext<'_>, pattern: Pattern) -> Vec<u32> {
         DeviceClass::Gpu => 1 << 27,
         DeviceClass::Cpu => 1 << 24,
     };
-    // Buffers stay within half the largest allocation and 1 GiB (256 MiB on a CPU, where
-    // the host also holds a copy); the strided pattern needs 128 bytes per executor.
+    // Buffers stay within half the largest allocation and 1 GiB; on a CPU, where the host
+    // also holds a copy, within 4× the largest cache the device reports, at least 256 MiB
+    // (the strided pattern needs 128 bytes per executor). A fixed 256 MiB ended the strided
+    // sweep inside the 260 MiB last-level cache of an Intel Xeon VM, where its line rate was
+    // still falling (30 GB/s at 100 MB, 17 at 268 MB): the rate at every larger working set
+    // was taken from that last point, too fast for memory.
     let cap: u64 = match info.class {
         DeviceClass::Gpu => 1 << 30,
-        DeviceClass::Cpu => 256 << 20,
+        DeviceClass::Cpu => info
+            .l2_bytes
+            .map_or(256 << 20, |cache| cache.saturating_mul(4))
+            .clamp(256 << 20, 1 << 30),
     };
     let budget = (info.max_alloc_bytes / 2).min(cap).max(1 << 20);
     let fits = |n: u32| (pattern.extent(n).0 as u64) * 4 <= budget;

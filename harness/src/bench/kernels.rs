@@ -110,6 +110,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_write", host_bw_write),
     ("bw_copy", host_bw_copy),
     ("bw_triad", host_bw_triad),
+    ("bw_transpose", host_bw_transpose),
     ("bs_copy", host_bs_copy),
     ("bs_mul", host_bs_mul),
     ("bs_add", host_bs_add),
@@ -416,6 +417,25 @@ fn host_bw_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (b, c) = (a.first::<f32>(1, n)?, a.first::<f32>(2, n)?);
     for p in 0..passes {
         triad_into(out, b, c, s + p as f32);
+    }
+    Ok(())
+}
+
+/// The transposing copy on the launching thread alone, as the workloads' transposes run on
+/// the host (their twins are one loop): the calibration measures the rate such a loop meets.
+fn host_bw_transpose(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let p = a.f32(3)?;
+    let cube = n * n * n;
+    let src = a.first::<f32>(0, cube)?;
+    let dst = a.first_mut::<f32>(1, cube)?;
+    for i in 0..n {
+        for j in 0..n {
+            let row = &src[(i * n + j) * n..(i * n + j + 1) * n];
+            for (k, v) in row.iter().enumerate() {
+                dst[(i * n + k) * n + j] = v + p;
+            }
+        }
     }
     Ok(())
 }

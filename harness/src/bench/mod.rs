@@ -12,6 +12,7 @@ pub mod latency;
 pub mod ops;
 pub mod sampling;
 pub mod transfer;
+pub mod transpose;
 
 use std::collections::BTreeMap;
 

@@ -21,6 +21,7 @@ use crate::bench::latency::{
 };
 use crate::bench::ops::measure_ops;
 use crate::bench::transfer::{launch_overhead, transfers};
+use crate::bench::transpose::measure_transposes;
 use crate::bench::{BenchContext, BenchError, SamplingPlan};
 use crate::units::Unit;
 
@@ -105,6 +106,8 @@ pub fn calibrate(
     let streaming_sizes = bandwidth_sizes(max_working_set(device));
     let bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
     stages.lap("bandwidth sweep");
+    let transposes = measure_transposes(&mut ctx, &streaming_sizes)?;
+    stages.lap("transposing sweep");
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
     let one_thread = if info.backend == BackendKind::Host {
@@ -192,6 +195,7 @@ pub fn calibrate(
         babelstream: Some(babelstream),
         reported_caches: reported_caches(info),
         one_thread,
+        transposes: Some(transposes),
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,
@@ -282,8 +286,9 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
         .sum();
     let transfers =
         2 * crate::bench::transfer::transfer_sizes(ctx.device.info().max_alloc_bytes).len();
-    let bandwidth = StreamKernel::ALL.len() * bandwidth_sizes(max_working_set(ctx.device)).len();
-    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + 1) as u64
+    let streaming = bandwidth_sizes(max_working_set(ctx.device)).len();
+    let bandwidth = StreamKernel::ALL.len() * streaming;
+    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + streaming + 1) as u64
 }
 
 fn gap_parameter(g: &GapFit) -> Estimate {

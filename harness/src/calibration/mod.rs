@@ -26,6 +26,7 @@ use crate::bench::gaps::GapFit;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
 use crate::bench::transfer::{LaunchOverhead, TransferFit};
+use crate::bench::transpose::TransposeSweep;
 use crate::bench::SamplingPlan;
 use crate::export::write_atomically;
 use crate::units::{Parameter, Seconds, Unit};
@@ -201,6 +202,12 @@ pub struct Calibration {
     /// older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_thread: Option<OneThread>,
+    /// The transposing sweep: a j,k transpose's rate per working set (one thread's on the
+    /// host), by which a prediction moves the workloads' transposes between memory levels
+    /// (docs/models.md §2.4, "Transposes move by the transposing sweep"). `None` in older
+    /// files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transposes: Option<TransposeSweep>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.

@@ -247,6 +247,12 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             streaming: streaming_points(&o.bandwidth),
             lines: line_points(&o.strided_read),
         }),
+        transposes: calibration.transposes.as_ref().map_or_else(Vec::new, |t| {
+            t.points
+                .iter()
+                .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+                .collect()
+        }),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)

@@ -581,12 +581,18 @@ pub fn calibrated_forecast(
             let one_stream = one.and_then(|o| pair(&|b| o.streaming_rate(b)));
             let one_line = one.and_then(|o| pair(&|b| o.line_rate(b)));
             let two_line = pair(&|b| device.line_rate(b));
-            // The phases the workload declares strided move by the line rate.
+            // The phases the workload declares strided move by the line rate; its transposes
+            // by the transposing sweep's, where the calibration has one (the host's sweep is
+            // one thread's, as the workloads' transposes run there).
             let strided = workload.strided_phases();
+            let transposing = pair(&|b| device.transpose_rate(b));
             let line_moves = strided
                 .iter()
                 .filter_map(|&name| {
-                    let (r, g) = one_line.filter(|_| alone.contains(&name)).or(two_line)?;
+                    let line = one_line.filter(|_| alone.contains(&name)).or(two_line);
+                    let (r, g) = transposing
+                        .filter(|_| workload.transpose_phases().contains(&name))
+                        .or(line)?;
                     Some((name.to_string(), r, g))
                 })
                 .collect();
@@ -879,6 +885,7 @@ mod tests {
     fn the_smallest_good_size_saturates_and_leaves_the_cache() {
         let device = DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -924,6 +931,7 @@ mod tests {
         assert!(probe.line.fixed_ns >= 0.0 && probe.line.fixed_ns < 1e6);
         let facts = DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("memory".into(), 1 << 30)],
@@ -1015,6 +1023,65 @@ mod tests {
     }
 
     #[test]
+    fn the_transposes_move_by_the_transposing_sweep_and_the_sweeps_by_the_line_rate() {
+        let sizes = [10, 12, 14];
+        let (adi, series) = host_series("adi", &sizes);
+        let sweep = |rates: [f64; 3]| -> Vec<(u64, f64)> {
+            [1 << 10, 1 << 20, 1 << 30].into_iter().zip(rates).collect()
+        };
+        let mut facts = DeviceFacts {
+            one_thread: None,
+            transposes: sweep([16e9, 8e9, 2e9]),
+            executors: 1.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: sweep([100e9, 80e9, 40e9]),
+            memory_floor: None,
+            lines: sweep([60e9, 30e9, 15e9]),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        let target = 420;
+        let at = |rates: &dyn Fn(u64) -> Option<f64>, size: usize| {
+            let here = rates(adi.bytes_needed(size)).expect("a rate");
+            (
+                here,
+                here / rates(adi.bytes_needed(target)).expect("a rate"),
+            )
+        };
+        let (window, _) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
+        assert_eq!(window.level_moves.len(), sizes.len());
+        for m in &window.level_moves {
+            let pair = |name: &str| {
+                let l = m.line_moves.iter().find(|l| l.0 == name).expect(name);
+                (l.1, l.2)
+            };
+            assert_eq!(pair("swap j,k"), at(&|b| facts.transpose_rate(b), m.size));
+            assert_eq!(pair("sweep j"), at(&|b| facts.line_rate(b), m.size));
+            assert!(
+                pair("swap j,k").1 > pair("sweep j").1,
+                "the sweep falls further"
+            );
+        }
+        // Without a transposing sweep (calibrations before it) the transposes keep the line
+        // rate, and a layout without transposes has none to move.
+        facts.transposes.clear();
+        let (window, _) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
+        let m = &window.level_moves[0];
+        let swap = m
+            .line_moves
+            .iter()
+            .find(|l| l.0 == "swap j,k")
+            .expect("swap");
+        assert_eq!((swap.1, swap.2), at(&|b| facts.line_rate(b), m.size));
+        let plain =
+            crate::workloads::registry::lookup("adi", Some(crate::workloads::Layout::Plain))
+                .expect("plain");
+        assert!(plain.transpose_phases().is_empty());
+    }
+
+    #[test]
     fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
         // ADI on a device of 3000 executors: no size's sweeps, the target's neither (38² lines
         // at N = 40), fill it; the target's transposes (40³ items) do.
@@ -1022,6 +1089,7 @@ mod tests {
         let (adi, series) = host_series("adi", &sizes);
         let mut facts = DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 3000.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 15), ("memory".into(), 1 << 30)],
@@ -1082,6 +1150,7 @@ mod tests {
                 .collect()
         };
         let mut facts = DeviceFacts {
+            transposes: Vec::new(),
             one_thread: Some(crate::fit::window::OneThreadRates {
                 streaming: sweep([40e9, 40e9, 30e9, 10e9]),
                 lines: sweep([20e9, 20e9, 5e9, 2e9]),
@@ -1141,6 +1210,7 @@ mod tests {
     fn auto_sizes_span_4_to_8_times_below_the_target_and_avoid_powers_of_two_on_grids() {
         let device = DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],

@@ -342,7 +342,9 @@ pub struct LevelMove {
     pub transfer_costs: Vec<(String, f64, bool)>,
     /// For each kernel phase the workload declares strided (its `strided_phases`): the
     /// calibrated line rate at this size's working set, bytes per second, and its ratio to
-    /// the line rate at the target's, used in place of `rate` and `factor`.
+    /// the line rate at the target's, used in place of `rate` and `factor`. For a phase it
+    /// also declares a transpose (its `transpose_phases`) the pair is the calibration's
+    /// transposing sweep's instead, where it has one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
     /// For each other kernel phase that ran on one thread at this size (a host twin that is

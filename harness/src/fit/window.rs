@@ -54,6 +54,9 @@ pub struct DeviceFacts {
     /// the rate at which it delivers 64-byte lines so, bytes per second; empty where not
     /// measured.
     pub lines: Vec<(u64, f64)>,
+    /// The transposing sweep's points (a j,k transpose of a cube, one thread's on the host):
+    /// working set, bytes, and bytes per second (8 per element); empty where not measured.
+    pub transposes: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -161,6 +164,13 @@ impl DeviceFacts {
     /// (an ADI sweep) can get where no prefetcher streams for it; `None` without a sweep.
     pub fn line_rate(&self, bytes: u64) -> Option<f64> {
         envelope_rate(&self.lines, bytes)
+    }
+
+    /// The rate a j,k transpose sustains with a working set of `bytes`, bytes per second:
+    /// [`Self::streaming_rate`]'s rule over the transposing sweep ([`Self::transposes`]);
+    /// `None` without one.
+    pub fn transpose_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.transposes, bytes)
     }
 
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'
@@ -271,6 +281,7 @@ pub struct WindowChoice {
 ///     transfers: Vec::new(),
 ///     streaming_spread: Vec::new(),
 ///     one_thread: None,
+///     transposes: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -408,6 +419,7 @@ mod tests {
     fn device() -> DeviceFacts {
         DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
             levels: vec![
@@ -621,6 +633,7 @@ mod tests {
     fn a_flagged_size_is_rejected_with_its_reason() {
         let device = DeviceFacts {
             one_thread: None,
+            transposes: Vec::new(),
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],

@@ -170,6 +170,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
         }
         out.push_str(&t.render());
     }
+    if let Some(line) = transposes_line(c) {
+        out.push_str(&line);
+    }
     if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
             "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
@@ -203,6 +206,42 @@ fn bandwidth_tables(c: &Calibration) -> String {
         out.push_str(&format!("wall time {total:.1} s: {}\n", laps.join(", ")));
     }
     out
+}
+
+/// The transposing sweep's median rate within each level of the streaming table, one line;
+/// `None` where the calibration has no such sweep.
+fn transposes_line(c: &Calibration) -> Option<String> {
+    let sweep = c.transposes.as_ref()?;
+    let levels = &c.bandwidth.as_ref()?.levels;
+    let per_level: Vec<String> = levels
+        .iter()
+        .filter_map(|l| {
+            let range = l.working_set_bytes[0]..=l.working_set_bytes[1];
+            let mut v: Vec<f64> = sweep
+                .points
+                .iter()
+                .filter(|p| range.contains(&p.working_set_bytes) && p.gbps.is_finite())
+                .map(|p| p.gbps)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            (!v.is_empty()).then(|| {
+                format!(
+                    "{} {}",
+                    l.level,
+                    sig(crate::fit::stats::median_of_sorted(&v), 3)
+                )
+            })
+        })
+        .collect();
+    Some(format!(
+        "transposing copy (a j,k transpose of a cube, 8 bytes per element{}), GB/s: {}\n",
+        if sweep.one_thread {
+            ", on one thread"
+        } else {
+            ""
+        },
+        per_level.join(", ")
+    ))
 }
 
 /// One thread's copy and triad per level beside the device's, and a line on one thread's
@@ -722,6 +761,46 @@ mod tests {
             .expect("one thread's L2 row");
         assert!(row.contains("84.1"), "{row}");
         assert!(text.contains("strided read on one thread: Δt"), "{text}");
+    }
+
+    #[test]
+    fn the_calibration_summary_gives_the_transposing_rate_per_level() {
+        use crate::bench::transpose::{TransposePoint, TransposeSweep};
+        let mut c = test_fixture();
+        assert!(!calibration_summary(&c).contains("transposing copy"));
+        let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
+            level: name.into(),
+            working_set_bytes: range,
+            read_gbps: None,
+            write_gbps: None,
+            copy_gbps: Some(50.0),
+            triad_gbps: None,
+        };
+        c.bandwidth = Some(crate::bench::bandwidth::BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels: vec![
+                level("L3", [0, (64 << 20) - 1]),
+                level("memory", [64 << 20, usize::MAX]),
+            ],
+        });
+        let point = |side: usize, gbps: f64| TransposePoint {
+            side,
+            working_set_bytes: 8 * side * side * side,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            outliers: 0,
+        };
+        c.transposes = Some(TransposeSweep {
+            one_thread: true,
+            // 8.7 MB and 17 MB in the L3, 540 MB in memory.
+            points: vec![point(103, 9.0), point(129, 8.0), point(407, 2.0)],
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("8 bytes per element, on one thread), GB/s: L3 8.50, memory 2.00\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -42,6 +42,13 @@ impl Workload for Adi {
         }
     }
 
+    fn transpose_phases(&self) -> &'static [&'static str] {
+        match self.0 {
+            Layout::Plain => &[],
+            Layout::Reordered => &["swap j,k"],
+        }
+    }
+
     fn name(&self) -> &str {
         "adi"
     }

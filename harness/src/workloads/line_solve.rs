@@ -53,6 +53,13 @@ impl Workload for LineSolve {
         }
     }
 
+    fn transpose_phases(&self) -> &'static [&'static str] {
+        match self.0 {
+            Layout::Plain => &[],
+            Layout::Reordered => &["swap j,k"],
+        }
+    }
+
     fn name(&self) -> &str {
         "line-solve"
     }

@@ -207,6 +207,14 @@ pub trait Workload {
         &[]
     }
 
+    /// Kernel phases that transpose the grid's j and k axes (the `reordered` layouts' `swap
+    /// j,k`): among the strided phases, these move between memory levels by the calibration's
+    /// transposing sweep where it has one, a kernel that does what they do
+    /// (docs/models.md §2.4, "Transposes move by the transposing sweep").
+    fn transpose_phases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.
     fn run(
