@@ -136,6 +136,25 @@ pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
         })
         .filter(|s| !s.points.is_empty())
         .collect();
+    // The transposing sweep (docs/models.md §2.4), points only: a j,k transpose's rate.
+    if let Some(t) = &c.transposes {
+        let label = if t.one_thread {
+            "j,k transpose, one thread"
+        } else {
+            "j,k transpose"
+        };
+        let points = Series::measured(
+            label.to_string(),
+            Mark::Points,
+            t.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
+                let x = p.working_set_bytes as f64 / 1024.0;
+                (x, p.gbps, p.ci95_gbps[0], p.ci95_gbps[1])
+            }),
+        );
+        if !points.points.is_empty() {
+            series.push(points);
+        }
+    }
     if series.is_empty() {
         return Some(Err(PlotError::Data {
             figure: title,
@@ -274,5 +293,18 @@ mod tests {
             let label = format!("{kernel}, one thread");
             assert!(after.contains(&(label, Mark::Dashed)), "{after:?}");
         }
+        c.transposes = Some(crate::bench::transpose::TransposeSweep {
+            one_thread: true,
+            points: vec![crate::bench::transpose::TransposePoint {
+                side: 103,
+                working_set_bytes: 8 * 103 * 103 * 103,
+                gbps: 9.9,
+                ci95_gbps: [9.8, 10.0],
+                outliers: 0,
+            }],
+        });
+        let with = labels(&c);
+        assert_eq!(with.len(), after.len() + 1);
+        assert!(with.contains(&("j,k transpose, one thread".into(), Mark::Points)));
     }
 }
