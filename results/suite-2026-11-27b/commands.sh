@@ -20,11 +20,13 @@ $H calibrate --device opencl --output-dir $D/calibrations > $D/calibrate-opencl.
 # PoCL's calibration found a level `L4` up to 512 MiB (as run 49's did), so its targets doubled
 # (grids 11,588, sor-rb 16,388, 3-D 516 and 652): for the session's time this suite was stopped
 # when it reached sor-rb (its first four cases are in $D/$OCL.suite/), and the three 3-D cases
-# ran by the second command into $D/opencl-3d; sor-rb was not run on PoCL.
+# ran by the second command into $D/opencl-3d; sor-rb ran last, alone, by the third (with the
+# binary of commit 5839e0a: the run's code, plus a figure and a refactor that changes no number).
 $H validate-suite --device opencl --calibration $D/calibrations/$OCL.json --output-dir $D > $D/suite-opencl.log 2>&1
 $H validate-suite --device opencl --workloads adi,lu-ssor,line-solve --calibration $D/calibrations/$OCL.json --output-dir $D/opencl-3d > $D/suite-opencl-3d.log 2>&1
-# Both parts' cases assessed together (the files copied into one folder):
-cp $D/opencl-3d/$OCL.suite/*.json $D/$OCL.suite/
+$H validate-suite --device opencl --workloads sor-rb --calibration $D/calibrations/$OCL.json --output-dir $D/opencl-sorrb > $D/suite-opencl-sorrb.log 2>&1
+# The three parts' cases assessed together (the files copied into one folder):
+cp $D/opencl-3d/$OCL.suite/*.json $D/opencl-sorrb/$OCL.suite/*.json $D/$OCL.suite/
 $H validate-suite --from $D/$OCL.suite --calibration $D/calibrations/$OCL.json --output-dir $D > $D/suite-opencl-from.log 2>&1
 echo "opencl $(date +%s)"
 for dev in $HOST $OCL; do
