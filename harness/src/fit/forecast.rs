@@ -167,6 +167,13 @@ pub enum CalibratedMethod {
     /// those two and the whole window's log-log line, widened by one run's scatter about that
     /// line, and down to saturation or the line's lower prediction bound.
     Bracket,
+    /// The cost per byte rises across the window, but from its third-largest size to its
+    /// largest by no more than those two medians' own noise (a two-sided 95 % test of the
+    /// difference): the rise is not taken as growth, and the estimate is "it saturates" (the
+    /// largest sizes' cost per byte); the interval is [`CalibratedMethod::Bracket`]'s. Only
+    /// for a phase that declares its bytes, whose move to the target's level the calibration
+    /// has already made: a rise left after it is the kernel's, not the level's.
+    Saturated,
     /// Neither bytes nor work items known (or a transfer or host step): the log-log line of
     /// the moved times.
     LogLog,
@@ -1062,6 +1069,10 @@ fn per_unit_estimate(
         return None;
     }
     let largest = *order.last()?;
+    let rise_within_noise = unit == Unit::Byte
+        && noise.is_some_and(|v| {
+            v.len() == n && rise_within_noise(&work, amounts, v, order[n - 3], largest)
+        });
     let growth = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
         .map_or(whole, |g| g * at_target)
         .min(growth_cap.map_or(f64::INFINITY, |g| {
@@ -1077,9 +1088,14 @@ fn per_unit_estimate(
     let highest = saturated.max(growth).max(whole) * scatter;
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(per_unit);
+    let (method, estimate) = if rise_within_noise {
+        (CalibratedMethod::Saturated, saturated)
+    } else {
+        (CalibratedMethod::Bracket, (saturated * growth).sqrt())
+    };
     Some(CalibratedEstimate {
-        method: CalibratedMethod::Bracket,
-        prediction_seconds: (saturated * growth).sqrt() + offset,
+        method,
+        prediction_seconds: estimate + offset,
         interval_seconds: [
             saturated.min(g_lo).max(0.0) + offset,
             if highest.is_finite() {
@@ -1097,6 +1113,25 @@ fn per_unit_estimate(
         items_at_target,
         walk_seconds_per_byte: None,
     })
+}
+
+/// Whether the cost per unit `work[i] / amounts[i]` rises from size `from` to size `to` by no
+/// more than those two medians' own noise: `c_to − c_from ≤ 1.96·√(σ²_to + σ²_from)`, σ²_i the
+/// median's variance (`variances`, from its 95 % interval) over `amounts[i]²`. Suite run 52's
+/// host sor-rb rose from 2.08 to 2.39 ns per cell from N = 2068 to 2919 (medians ±0.3 and
+/// ±0.55 at 95 %; the minima 2.01 and 2.20) and ran at 2.16 at the target, N = 11,676.
+fn rise_within_noise(
+    work: &[f64],
+    amounts: &[f64],
+    variances: &[f64],
+    from: usize,
+    to: usize,
+) -> bool {
+    let cost = |i: usize| work[i] / amounts[i];
+    let variance = |i: usize| variances[i] / amounts[i].powi(2);
+    let rise = cost(to) - cost(from);
+    let noise = 1.96 * (variance(to) + variance(from)).sqrt();
+    rise.is_finite() && noise.is_finite() && rise <= noise
 }
 
 /// The amount (bytes or work items) a phase does at `target`, from its amounts over the
@@ -2150,6 +2185,37 @@ mod tests {
             "{c:?}"
         );
         assert!(close(c.interval_seconds[0], saturated) && close(c.interval_seconds[1], growth));
+    }
+
+    #[test]
+    fn a_rise_within_the_medians_noise_is_saturation_not_growth() {
+        // The cost per byte grows as N^0.3: 23 % from N = 200 to 400. With each median known
+        // to ±20 % (95 %) that rise is inside the two medians' noise, 1.96·√(σ₂₀₀² + σ₄₀₀²) =
+        // 32 % of the cost at N = 200: the estimate is saturation, the interval the
+        // bracket's. Known to ±5 % (8 %), the rise is growth, and the estimate the bracket's.
+        let work = |n: f64| 1e-9 * 8.0 * n * n * (n / 100.0).powf(0.3);
+        let sizes = [100, 141, 200, 283, 400];
+        let bytes = |n: f64| 8.0 * n * n;
+        let estimate = |noise: f64| {
+            let f = one_phase_noisy(&sizes, work, bytes, noise, None);
+            let k = f.phases.iter().find(|p| p.name == "k").expect("k");
+            k.calibrated.clone().expect("calibrated")
+        };
+        let noisy = estimate(0.20);
+        assert_eq!(noisy.method, CalibratedMethod::Saturated, "{noisy:?}");
+        let [saturated, growth] = noisy.bracket_seconds.expect("bracket");
+        assert!(growth > 1.5 * saturated, "{noisy:?}");
+        assert!((noisy.prediction_seconds / saturated - 1.0).abs() < 1e-12);
+        assert!(noisy.interval_seconds[0] <= saturated && noisy.interval_seconds[1] >= growth);
+        let steady = estimate(0.05);
+        assert_eq!(steady.method, CalibratedMethod::Bracket, "{steady:?}");
+        let [s, g] = steady.bracket_seconds.expect("bracket");
+        assert!((steady.prediction_seconds / (s * g).sqrt() - 1.0).abs() < 1e-12);
+        // The test is of the difference: σ² = (0.20·w/1.96)² at each of the two sizes.
+        let (a, b) = (work(200.0) / bytes(200.0), work(400.0) / bytes(400.0));
+        let sigma = |c: f64| 0.20 * c / 1.96;
+        assert!(b - a < 1.96 * (sigma(a).powi(2) + sigma(b).powi(2)).sqrt());
+        assert!(b - a > 1.96 * ((sigma(a) / 4.0).powi(2) + (sigma(b) / 4.0).powi(2)).sqrt());
     }
 
     #[test]
