@@ -1118,8 +1118,8 @@ fn per_unit_estimate(
 /// Whether the cost per unit `work[i] / amounts[i]` rises from size `from` to size `to` by no
 /// more than those two medians' own noise: `c_to − c_from ≤ 1.96·√(σ²_to + σ²_from)`, σ²_i the
 /// median's variance (`variances`, from its 95 % interval) over `amounts[i]²`. Suite run 52's
-/// host sor-rb rose from 2.08 to 2.39 ns per cell from N = 2068 to 2919 (medians ±0.3 and
-/// ±0.55 at 95 %; the minima 2.01 and 2.20) and ran at 2.16 at the target, N = 11,676.
+/// host sor-rb rose from 2.08 to 2.39 ns per updated cell from N = 2068 to 2919 (medians ±0.3
+/// and ±0.55 at 95 %; the minima 2.01 and 2.20) and ran at 2.16 at the target, N = 11,676.
 fn rise_within_noise(
     work: &[f64],
     amounts: &[f64],
