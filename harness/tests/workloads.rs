@@ -55,6 +55,12 @@ fn verify_all_on(kind: BackendKind) {
                     "{name} {layout:?} declares strided phase {strided:?}, which it never runs"
                 );
             }
+            for transpose in w.transpose_phases() {
+                assert!(
+                    w.strided_phases().contains(transpose),
+                    "{name} {layout:?}: transpose {transpose:?} is not among its strided phases"
+                );
+            }
         }
     }
 }

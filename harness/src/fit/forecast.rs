@@ -163,9 +163,8 @@ pub enum CalibratedMethod {
     Asymptote,
     /// The cost per byte rises across the window: the estimate is the geometric mean of
     /// "it saturates" (the largest sizes' cost per byte) and "it keeps growing" (at the rate it
-    /// still rises over the three largest sizes); the interval reaches up to the highest of
-    /// those two and the whole window's log-log line, widened by one run's scatter about that
-    /// line, and down to saturation or the line's lower prediction bound.
+    /// still rises over the three largest sizes); the interval is that bracket widened at both
+    /// ends by one run's scatter about the window's log-log line.
     Bracket,
     /// The cost per byte rises across the window, but from its third-largest size to its
     /// largest by no more than those two medians' own noise (a two-sided 95 % test of the
@@ -1052,9 +1051,8 @@ fn per_unit_estimate(
     }
     // The cost per unit rises across the window: saturation at the largest sizes' cost, or
     // growth at the rate it still rises at the top of the window; the estimate lies between
-    // them. The interval reaches up to the highest of the three ways on (saturation, the top's
-    // growth, the whole window's log-log line) widened by one run's scatter about that line,
-    // and down to saturation or the line's lower prediction bound.
+    // them. The interval is the bracket widened at both ends by one run's scatter about the
+    // window's log-log line (docs/models.md §2.4).
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| amounts[a].total_cmp(&amounts[b]));
     let top = &order[n - 2..];
@@ -1064,7 +1062,6 @@ fn per_unit_estimate(
     }
     let saturated = per_unit * at_target;
     let whole = fractal.prediction_seconds - offset;
-    let [g_lo, g_hi] = fractal.prediction_interval_seconds.map(|v| v - offset);
     if whole <= 0.0 {
         return None;
     }
@@ -1080,12 +1077,19 @@ fn per_unit_estimate(
         }))
         .max(saturated);
     // One run's scatter about the log-log line, without the line's slope uncertainty (the
-    // three ways on are the model's uncertainty): exp(t_{0.975,k−2}·s·√(1 + 1/k)).
+    // two ways on are the model's uncertainty): exp(t_{0.975,k−2}·s·√(1 + 1/k)). Until
+    // 2026-11-27 the interval also reached the whole window's log-log line and down to that
+    // line's lower 95 % bound: the way on that this variant replaces, which made the
+    // intervals wider without making them hold more often (docs/models.md §2.4).
     let scatter = (fractal.t_quantile
         * fractal.residual_standard_error
         * (1.0 + 1.0 / fractal.points as f64).sqrt())
     .exp();
-    let highest = saturated.max(growth).max(whole) * scatter;
+    let scatter = if scatter.is_finite() {
+        scatter.max(1.0)
+    } else {
+        1.0
+    };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(per_unit);
     let (method, estimate) = if rise_within_noise {
@@ -1096,14 +1100,7 @@ fn per_unit_estimate(
     Some(CalibratedEstimate {
         method,
         prediction_seconds: estimate + offset,
-        interval_seconds: [
-            saturated.min(g_lo).max(0.0) + offset,
-            if highest.is_finite() {
-                highest + offset
-            } else {
-                saturated.max(g_hi).max(growth) + offset
-            },
-        ],
+        interval_seconds: [saturated / scatter + offset, growth * scatter + offset],
         seconds_per_byte,
         fixed_seconds: None,
         bytes_at_target,
@@ -2221,8 +2218,8 @@ mod tests {
     #[test]
     fn a_rise_that_stopped_at_the_top_of_the_window_is_saturation() {
         // The cost per byte rises from N = 100 to 200 and is flat from there on: the estimate
-        // is the flat cost; the interval holds it and still reaches the whole window's
-        // log-log line.
+        // is the flat cost; the interval holds it and reaches above it by one run's scatter
+        // about the window's log-log line, which the bend in the window makes wide.
         let work = |n: f64| 1e-9 * 8.0 * n * n * (n.min(200.0) / 100.0).powf(0.5);
         let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
         let k = f.phases.iter().find(|p| p.name == "k").expect("k");
@@ -2233,6 +2230,14 @@ mod tests {
         assert!(close(c.prediction_seconds, flat), "{c:?} {flat}");
         assert!(c.interval_seconds[0] <= flat, "{c:?}");
         assert!(c.interval_seconds[1] > 1.2 * flat, "{c:?}");
+        let fr = &k.fractal;
+        let scatter =
+            (fr.t_quantile * fr.residual_standard_error * (1.0 + 1.0 / 5.0f64).sqrt()).exp();
+        let offset = fr.offset_at_target_seconds;
+        assert!(close(
+            c.interval_seconds[1] - offset,
+            (flat - offset) * scatter
+        ));
         // Under the old rule (the whole window's log-log line as the growth) the early rise
         // was carried on to the target.
         assert!(c.prediction_seconds < 0.9 * (flat * c.interval_seconds[1]).sqrt());
@@ -2284,15 +2289,14 @@ mod tests {
         assert_eq!(c.method, CalibratedMethod::Bracket);
         let [saturated, growth] = c.bracket_seconds.expect("bracket");
         let measured = 12.71e-3;
-        // The highest way on, widened by one run's scatter about the log-log line (of the
+        // The top's growth, widened by one run's scatter about the log-log line (of the
         // halfway move; the interval is the widest over the three moves, which differ here
         // by a few per cent).
         let fr = &p.fractal;
         let scatter =
             (fr.t_quantile * fr.residual_standard_error * (1.0 + 1.0 / 5.0f64).sqrt()).exp();
         let offset = fr.offset_at_target_seconds;
-        let whole = fr.prediction_seconds - offset;
-        let highest = (saturated - offset).max(growth - offset).max(whole) * scatter + offset;
+        let highest = (saturated - offset).max(growth - offset) * scatter + offset;
         let [lo, hi] = c.interval_seconds;
         assert!(
             hi >= highest * (1.0 - 1e-12) && hi < 1.05 * highest,

@@ -386,6 +386,24 @@ impl Workload for Sor {
         "sor"
     }
 
+    /// In the `reordered` layout, the copies into and out of the skewed layout: the points
+    /// of a row lie on consecutive anti-diagonals, a diagonal's length apart, so each
+    /// executor's step writes (`to_skewed`) or reads (`from_skewed`) one element per cache
+    /// line, as a transpose does. (Until 2026-11-27 they were left undeclared and moved at
+    /// the streaming rate, which charged them almost nothing for leaving the cache.)
+    fn strided_phases(&self) -> &'static [&'static str] {
+        match self.0 {
+            Layout::Plain => &[],
+            Layout::Reordered => &["to_skewed", "from_skewed"],
+        }
+    }
+
+    /// Both copies move by the calibration's transposing sweep, the kernel that does what
+    /// they do.
+    fn transpose_phases(&self) -> &'static [&'static str] {
+        self.strided_phases()
+    }
+
     fn bytes_needed(&self, size: usize) -> u64 {
         let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
         super::grid_bytes(copies, size, 2, 4)
