@@ -100,7 +100,7 @@ pub fn calibrate(
     stages.lap("serialization sweeps");
     let ops = measure_ops(&mut ctx)?;
     stages.lap("operations");
-    let transfer_fits = transfers(&mut ctx)?;
+    let transfer_fits = transfers(&mut ctx, max_working_set(device))?;
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
     let streaming_sizes = bandwidth_sizes(max_working_set(device));
@@ -284,8 +284,11 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
         .iter()
         .map(|&p| 2 * crate::bench::gaps::executor_counts(ctx, p).len())
         .sum();
-    let transfers =
-        2 * crate::bench::transfer::transfer_sizes(ctx.device.info().max_alloc_bytes).len();
+    let transfers = 2 * crate::bench::transfer::transfer_sizes(
+        max_working_set(ctx.device),
+        ctx.device.info().max_alloc_bytes,
+    )
+    .len();
     let streaming = bandwidth_sizes(max_working_set(ctx.device)).len();
     let bandwidth = StreamKernel::ALL.len() * streaming;
     (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + streaming + 1) as u64
