@@ -100,10 +100,13 @@ pub fn calibrate(
     stages.lap("serialization sweeps");
     let ops = measure_ops(&mut ctx)?;
     stages.lap("operations");
-    let transfer_fits = transfers(&mut ctx, max_working_set(device))?;
+    // The working sets the streaming sweep reaches, 4× the last-level cache: the transfer
+    // sweep goes as far.
+    let reach = max_working_set(device);
+    let transfer_fits = transfers(&mut ctx, reach)?;
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
-    let streaming_sizes = bandwidth_sizes(max_working_set(device));
+    let streaming_sizes = bandwidth_sizes(reach);
     let bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
     stages.lap("bandwidth sweep");
     let transposes = measure_transposes(&mut ctx, &streaming_sizes)?;
