@@ -1056,22 +1056,31 @@ fn per_unit_estimate(
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| amounts[a].total_cmp(&amounts[b]));
     let top = &order[n - 2..];
+    let largest = *order.last()?;
     let per_unit = top.iter().map(|&i| work[i] / amounts[i]).sum::<f64>() / 2.0;
     if per_unit <= 0.0 {
         return None;
     }
-    let saturated = per_unit * at_target;
     let whole = fractal.prediction_seconds - offset;
     if whole <= 0.0 {
         return None;
     }
-    let largest = *order.last()?;
+    let grown = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
+        .map_or(whole, |g| g * at_target);
+    let saturated = match (unit, growth_cap) {
+        // A phase counted in items was not moved to the target's level (step 1 needs its
+        // bytes): it saturates at the largest size's cost moved halfway along the cap,
+        // between all of its work as compute (no move) and all of it as traffic (g_top),
+        // and never below the top two sizes' cost (docs/models.md §2.4, "Bracket").
+        (Unit::Item, Some(g)) => (work[largest] / amounts[largest] * (1.0 + g) / 2.0 * at_target)
+            .max(per_unit * at_target),
+        _ => per_unit * at_target,
+    };
     let rise_within_noise = unit == Unit::Byte
         && noise.is_some_and(|v| {
             v.len() == n && rise_within_noise(&work, amounts, v, order[n - 3], largest)
         });
-    let growth = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
-        .map_or(whole, |g| g * at_target)
+    let growth = grown
         .min(growth_cap.map_or(f64::INFINITY, |g| {
             g * work[largest] / amounts[largest] * at_target
         }))
@@ -1091,7 +1100,7 @@ fn per_unit_estimate(
         1.0
     };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
-        per_unit_field(per_unit);
+        per_unit_field(saturated / at_target);
     let (method, estimate) = if rise_within_noise {
         (CalibratedMethod::Saturated, saturated)
     } else {
@@ -2037,9 +2046,10 @@ mod tests {
         let capped = estimate(1.5);
         assert_eq!(capped.method, CalibratedMethod::Bracket);
         let [saturated, growth] = capped.bracket_seconds.expect("a bracket");
-        // Saturation: the top two sizes' mean cost per item.
+        // Saturation: the largest size's cost per item moved halfway along the cap, between
+        // no move (all compute) and g = 1.5 (all traffic).
         assert!(
-            (saturated / (1.9e-9 * items) - 1.0).abs() < 1e-9,
+            (saturated / (1.25 * 2.4e-9 * items) - 1.0).abs() < 1e-9,
             "{saturated}"
         );
         assert!(
