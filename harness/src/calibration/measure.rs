@@ -61,9 +61,12 @@ pub fn calibrate(
     };
     let mut ctx = BenchContext::new(device, plan.clone(), options.quick)?;
     ctx.interrupted = options.interrupted.clone();
-    let sizes = sweep_sizes(max_working_set(device));
+    // The working sets the sweeps reach, 4× the last-level cache: the latency, transfer and
+    // streaming sweeps all go as far.
+    let reach = max_working_set(device);
+    let sizes = sweep_sizes(reach);
     if options.progress {
-        ctx.progress = ProgressBar::new(estimated_steps(&ctx, sizes.len()));
+        ctx.progress = ProgressBar::new(estimated_steps(&ctx, sizes.len(), reach));
         ctx.progress.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
@@ -100,9 +103,6 @@ pub fn calibrate(
     stages.lap("serialization sweeps");
     let ops = measure_ops(&mut ctx)?;
     stages.lap("operations");
-    // The working sets the streaming sweep reaches, 4× the last-level cache: the transfer
-    // sweep goes as far.
-    let reach = max_working_set(device);
     let transfer_fits = transfers(&mut ctx, reach)?;
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
@@ -282,17 +282,14 @@ fn clock_reading(
     }
 }
 
-fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize) -> u64 {
+fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -> u64 {
     let gap_points: usize = Pattern::ALL
         .iter()
         .map(|&p| 2 * crate::bench::gaps::executor_counts(ctx, p).len())
         .sum();
-    let transfers = 2 * crate::bench::transfer::transfer_sizes(
-        max_working_set(ctx.device),
-        ctx.device.info().max_alloc_bytes,
-    )
-    .len();
-    let streaming = bandwidth_sizes(max_working_set(ctx.device)).len();
+    let transfers =
+        2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
+    let streaming = bandwidth_sizes(reach).len();
     let bandwidth = StreamKernel::ALL.len() * streaming;
     (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + streaming + 1) as u64
 }
