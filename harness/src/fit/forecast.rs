@@ -171,7 +171,10 @@ pub enum CalibratedMethod {
     /// difference): the rise is not taken as growth, and the estimate is "it saturates" (the
     /// largest sizes' cost per byte); the interval is [`CalibratedMethod::Bracket`]'s. Only
     /// for a phase that declares its bytes, whose move to the target's level the calibration
-    /// has already made: a rise left after it is the kernel's, not the level's.
+    /// has already made: a rise left after it is the kernel's, not the level's. Also a
+    /// compute-bound phase's rise, however large (see `compute_bound_phases`): one that
+    /// streams its bytes at under half its level's rate at the window's largest size, with
+    /// the same launches at every size and no strided lines.
     Saturated,
     /// Neither bytes nor work items known (or a transfer or host step): the log-log line of
     /// the moved times.
@@ -421,10 +424,14 @@ pub fn forecast_calibrated_bounded(
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
     let fixed = fixed_work_phases(series, moves);
+    let phases = PhaseKinds {
+        compute_bound: compute_bound_phases(series, moves, launch, &fixed),
+        fixed,
+    };
     let fit = |moves: &[LevelMove], overlap: Overlap| -> Result<Forecast, FitError> {
-        let window = move_to_target_level(series, moves, launch, overlap, &fixed);
+        let window = move_to_target_level(series, moves, launch, overlap, &phases.fixed);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
-        calibrate_estimates(&window, &fixed, moves, launch, &mut forecast);
+        calibrate_estimates(&window, &phases, moves, launch, &mut forecast);
         Ok(forecast)
     };
     let mut forecast = fit(moves, Overlap::Half)?;
@@ -523,6 +530,82 @@ fn fixed_work_phases(series: &SeriesMedians, moves: &[LevelMove]) -> Vec<String>
         .collect()
 }
 
+/// The phases [`calibrate_estimates`] treats apart from the rest.
+struct PhaseKinds {
+    /// Every launch does the same work at every size ([`fixed_work_phases`]).
+    fixed: Vec<String>,
+    /// Compute-bound at the window's largest size ([`compute_bound_phases`]).
+    compute_bound: Vec<String>,
+}
+
+/// The share of its level's streaming rate below which a kernel phase counts as
+/// compute-bound: `e = B / (w·R) < ½` at the window's largest size (docs/models.md §2.4,
+/// "Saturated").
+const COMPUTE_BOUND_SHARE: f64 = 0.5;
+
+/// The kernel phases of `series` that are compute-bound at the largest size in `moves`: they
+/// declare their bytes B, run the same number of launches at every size, walk no strided
+/// lines and wait on no latency walk (no [`LevelMove::line_moves`] or
+/// [`LevelMove::latency_moves`] entry at any size), and at the largest size moved their bytes
+/// at under half the rate the calibration's sweep streams at that working set (one thread's
+/// rate where the phase ran on one): `e = B / (w·R) < ½`, `w = T − k·L` the measured time
+/// less its launches. A rise in such a phase's cost per byte across the window is not its
+/// traffic running into a slower level, which would need the traffic to take most of its
+/// time; it is estimated as saturating (docs/models.md §2.4, "Saturated"). A phase whose
+/// launches grow with N is left out: its cost per launch can keep rising with the work each
+/// launch holds (PoCL's SOR diagonals with a contended atomic did), and so are strided
+/// walks, whose lines each wait on the level's latency (the 3-D sweeps).
+fn compute_bound_phases(
+    series: &SeriesMedians,
+    moves: &[LevelMove],
+    launch: Seconds,
+    fixed: &[String],
+) -> Vec<String> {
+    let points: Vec<&SizeMedians> = series
+        .points
+        .iter()
+        .filter(|p| moves.iter().any(|m| m.size == p.size))
+        .collect();
+    let Some(top) = points.iter().max_by_key(|p| p.size) else {
+        return Vec::new();
+    };
+    let Some(m) = moves.iter().find(|m| m.size == top.size) else {
+        return Vec::new();
+    };
+    let strided = |name: &str| {
+        moves.iter().any(|m| {
+            m.line_moves.iter().any(|l| l.0 == name) || m.latency_moves.iter().any(|l| l.0 == name)
+        })
+    };
+    top.phases
+        .iter()
+        .filter(|ph| is_kernel_phase(&ph.name) && !fixed.contains(&ph.name) && !strided(&ph.name))
+        .filter(|ph| {
+            // The same launches at every size of the window.
+            points.iter().all(|p| {
+                p.phases
+                    .iter()
+                    .any(|q| q.name == ph.name && q.count == ph.count)
+            })
+        })
+        .filter(|ph| {
+            let rate = m
+                .own_rates
+                .iter()
+                .find(|l| l.0 == ph.name)
+                .map_or(m.rate, |l| l.1);
+            let work = ph.median_seconds - ph.count as f64 * launch.0;
+            match ph.bytes {
+                Some(b) if b > 0 && rate > 0.0 && work > 0.0 => {
+                    (b as f64 / (work * rate)) < COMPUTE_BOUND_SHARE
+                }
+                _ => false,
+            }
+        })
+        .map(|ph| ph.name.clone())
+        .collect()
+}
+
 /// The points of `series` whose sizes are in `moves`, each phase's time moved to the
 /// target's memory level (docs/models.md §2.4); the phases in `fixed` stay as measured.
 fn move_to_target_level(
@@ -618,7 +701,7 @@ fn move_to_target_level(
 /// phases keep their log-log line.
 fn calibrate_estimates(
     window: &SeriesMedians,
-    fixed: &[String],
+    phases: &PhaseKinds,
     moves: &[LevelMove],
     launch: Seconds,
     forecast: &mut Forecast,
@@ -658,7 +741,7 @@ fn calibrate_estimates(
             m.latency_moves.iter().find(|l| l.0 == p.name).map(|l| l.1)
         });
         let mut estimate = match work {
-            _ if fixed.contains(&p.name) => {
+            _ if phases.fixed.contains(&p.name) => {
                 let counts = per_size(&|ph| Some(ph.count as f64));
                 counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
             }
@@ -693,7 +776,13 @@ fn calibrate_estimates(
                 let cap = (unit == Unit::Item)
                     .then(|| top_move_factor(window, moves, &p.name))
                     .flatten();
-                per_unit_estimate(&p.fractal, unit, amounts, noise.as_deref(), target, cap)
+                let work = Work {
+                    unit,
+                    amounts,
+                    noise: noise.as_deref(),
+                    compute_bound: phases.compute_bound.contains(&p.name),
+                };
+                per_unit_estimate(&p.fractal, &work, target, cap)
             }
             _ => None,
         }
@@ -984,18 +1073,35 @@ enum Unit {
     Item,
 }
 
+/// What a kernel phase did at each size of the window, for [`per_unit_estimate`].
+struct Work<'a> {
+    /// What `amounts` counts.
+    unit: Unit,
+    /// The phase's work at each size: bytes, or work items.
+    amounts: &'a [f64],
+    /// Each moved median's own variance, from its 95 % interval, where known.
+    noise: Option<&'a [f64]>,
+    /// Compute-bound at the window's largest size ([`compute_bound_phases`]): a rise in its
+    /// cost per byte is estimated as saturating.
+    compute_bound: bool,
+}
+
 /// The work-line estimate of one kernel phase from its moved fit (`fractal`: times, launch
-/// offsets, the log-log line) and its work at each size, `amounts` in `unit` (bytes, or work
-/// items where the phase does not say what it moves): `w = c·U + f`; `None` where the numbers
-/// give no line (fewer than three sizes, equal amounts).
+/// offsets, the log-log line) and its work at each size (`phase.amounts` in `phase.unit`:
+/// bytes, or work items where the phase does not say what it moves): `w = c·U + f`; `None`
+/// where the numbers give no line (fewer than three sizes, equal amounts).
 fn per_unit_estimate(
     fractal: &FractalFit,
-    unit: Unit,
-    amounts: &[f64],
-    noise: Option<&[f64]>,
+    phase: &Work<'_>,
     target: f64,
     growth_cap: Option<f64>,
 ) -> Option<CalibratedEstimate> {
+    let Work {
+        unit,
+        amounts,
+        noise,
+        compute_bound,
+    } = *phase;
     let n = amounts.len();
     if n < 3 || fractal.times_seconds.len() != n {
         return None;
@@ -1101,7 +1207,7 @@ fn per_unit_estimate(
     };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(saturated / at_target);
-    let (method, estimate) = if rise_within_noise {
+    let (method, estimate) = if rise_within_noise || (compute_bound && unit == Unit::Byte) {
         (CalibratedMethod::Saturated, saturated)
     } else {
         (CalibratedMethod::Bracket, (saturated * growth).sqrt())
@@ -1846,6 +1952,19 @@ mod tests {
         noise: f64,
         drift: Option<(f64, Option<SharedRounds>)>,
     ) -> Forecast {
+        one_phase_at(sizes, work, bytes, noise, drift, None)
+    }
+
+    /// [`one_phase_noisy`] with the level streaming at `rate` (bytes per second) at every
+    /// size and no move between levels; [`unmoved`]'s rate where `None`.
+    fn one_phase_at(
+        sizes: &[usize],
+        work: impl Fn(f64) -> f64,
+        bytes: impl Fn(f64) -> f64,
+        noise: f64,
+        drift: Option<(f64, Option<SharedRounds>)>,
+        rate: Option<f64>,
+    ) -> Forecast {
         let mut s = series(
             sizes
                 .iter()
@@ -1868,7 +1987,30 @@ mod tests {
         );
         s.drift = drift.map(|(d, _)| d);
         s.drift_shared = drift.and_then(|(_, shared)| shared);
-        forecast_calibrated(&s, 3200.0, &unmoved(sizes), Seconds(0.0)).expect("fits")
+        let moves: Vec<LevelMove> = unmoved(sizes)
+            .into_iter()
+            .map(|m| LevelMove {
+                rate: rate.unwrap_or(m.rate),
+                ..m
+            })
+            .collect();
+        forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
+    }
+
+    /// [`one_phase_noisy`] for a phase that streams: its level's rate is the phase's own
+    /// fastest in the window, so no size moves and the phase is bandwidth-bound (e ≥ ½,
+    /// not [`compute_bound_phases`]) wherever its cost per byte is within 2× of its lowest.
+    fn streaming_phase(
+        sizes: &[usize],
+        work: impl Fn(f64) -> f64,
+        bytes: impl Fn(f64) -> f64,
+        noise: f64,
+    ) -> Forecast {
+        let rate = sizes
+            .iter()
+            .map(|&n| bytes(n as f64) / work(n as f64))
+            .fold(0.0, f64::max);
+        one_phase_at(sizes, work, bytes, noise, None, Some(rate))
     }
 
     /// Level moves that leave every size as measured (a rate so high no traffic slows).
@@ -2178,7 +2320,7 @@ mod tests {
         // largest sizes' cost or keep growing; the estimate is the geometric mean and the
         // interval spans both.
         let work = |n: f64| 1e-9 * 8.0 * n * n * (n / 100.0).powf(0.3);
-        let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
+        let f = streaming_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
         let k = f.phases.iter().find(|p| p.name == "k").expect("k");
         let c = k.calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Bracket);
@@ -2204,7 +2346,7 @@ mod tests {
         let sizes = [100, 141, 200, 283, 400];
         let bytes = |n: f64| 8.0 * n * n;
         let estimate = |noise: f64| {
-            let f = one_phase_noisy(&sizes, work, bytes, noise, None);
+            let f = streaming_phase(&sizes, work, bytes, noise);
             let k = f.phases.iter().find(|p| p.name == "k").expect("k");
             k.calibrated.clone().expect("calibrated")
         };
@@ -2231,7 +2373,7 @@ mod tests {
         // is the flat cost; the interval holds it and reaches above it by one run's scatter
         // about the window's log-log line, which the bend in the window makes wide.
         let work = |n: f64| 1e-9 * 8.0 * n * n * (n.min(200.0) / 100.0).powf(0.5);
-        let f = one_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n);
+        let f = streaming_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
         let k = f.phases.iter().find(|p| p.name == "k").expect("k");
         let c = k.calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Bracket);
@@ -2251,6 +2393,87 @@ mod tests {
         // Under the old rule (the whole window's log-log line as the growth) the early rise
         // was carried on to the target.
         assert!(c.prediction_seconds < 0.9 * (flat * c.interval_seconds[1]).sqrt());
+    }
+
+    /// Host sor-rb on the Intel VM (suite run 62, one colour): 10 launches a run, 8 bytes per
+    /// cell a launch, one thread, 1.00–1.02 ns per cell a launch at N = 1459…2454 and 1.14 at
+    /// 2919, the top of the window: the rise is ten times the medians' noise (±0.5 %).
+    /// `own_rate` is one thread's streaming rate at every size, `launches` the launches a run
+    /// at size N, `strided` whether the phase walks lines.
+    fn hump(own_rate: f64, launches: fn(usize) -> u64, strided: bool) -> CalibratedEstimate {
+        let sizes = [1459usize, 1735, 2068, 2454, 2919];
+        let cost = [1.01e-9, 1.00e-9, 1.00e-9, 1.02e-9, 1.14e-9];
+        let s = series(
+            sizes
+                .iter()
+                .zip(cost)
+                .map(|(&n, c)| {
+                    let cells = (n * n) as f64 * 10.0;
+                    let t = c * cells;
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "sor_rb red".into(),
+                            median_seconds: t,
+                            count: launches(n),
+                            bytes: Some(8 * 10 * (n * n) as u64),
+                            items: None,
+                            ci95_seconds: Some([0.995 * t, 1.005 * t]),
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        );
+        let rate = ("sor_rb red".to_string(), own_rate, 1.0);
+        let moves: Vec<LevelMove> = sizes
+            .iter()
+            .map(|&size| LevelMove {
+                size,
+                rate: 4.0 * own_rate,
+                factor: 1.0,
+                own_rates: if strided { vec![] } else { vec![rate.clone()] },
+                line_moves: if strided { vec![rate.clone()] } else { vec![] },
+                ..Default::default()
+            })
+            .collect();
+        let f = forecast_calibrated(&s, 11676.0, &moves, Seconds(0.0)).expect("fits");
+        let p = f
+            .phases
+            .iter()
+            .find(|p| p.name == "sor_rb red")
+            .expect("phase");
+        p.calibrated.clone().expect("calibrated")
+    }
+
+    #[test]
+    fn a_compute_bound_phases_rise_at_the_top_of_the_window_is_saturation() {
+        // At 25 GB/s (one thread in the L3) the top size moved its bytes at 8 / 1.14 ns =
+        // 7.0 GB/s, 28 % of the rate: compute-bound, so the rise is not the level's and the
+        // estimate is saturation at the top two sizes' cost per byte, the interval reaching
+        // the growth (the target ran at 1.04 ns per cell a launch).
+        let fixed = |_: usize| 10;
+        let c = hump(25e9, fixed, false);
+        assert_eq!(c.method, CalibratedMethod::Saturated, "{c:?}");
+        let [saturated, growth] = c.bracket_seconds.expect("bracket");
+        let cells = 11676.0f64.powi(2) * 10.0;
+        assert!((saturated / (1.08e-9 * cells) - 1.0).abs() < 1e-9, "{c:?}");
+        assert!((c.prediction_seconds / saturated - 1.0).abs() < 1e-12);
+        assert!(growth > 1.3 * saturated && c.interval_seconds[1] >= growth);
+        // At 12 GB/s the same time is 58 % of the level's rate: bandwidth-bound, and the rise
+        // may be the level's; the estimate is the bracket's.
+        let streaming = hump(12e9, fixed, false);
+        assert_eq!(streaming.method, CalibratedMethod::Bracket, "{streaming:?}");
+        let [s, g] = streaming.bracket_seconds.expect("bracket");
+        assert!((streaming.prediction_seconds / (s * g).sqrt() - 1.0).abs() < 1e-12);
+        // Launches that grow with N (one per diagonal) can cost more as each holds more work,
+        // and a strided walk waits on its level's latency: both stay brackets.
+        let diagonals = |n: usize| 2 * n as u64;
+        assert_eq!(
+            hump(25e9, diagonals, false).method,
+            CalibratedMethod::Bracket
+        );
+        assert_eq!(hump(25e9, fixed, true).method, CalibratedMethod::Bracket);
     }
 
     #[test]
@@ -2283,10 +2506,14 @@ mod tests {
                 })
                 .collect(),
         );
+        // A gather, moved at its line rate as the suite moves it today (at the device's
+        // streaming rate it would move its bytes at 6 % of that rate, and count as
+        // compute-bound, `compute_bound_phases`).
         let moves = sizes.map(|size| LevelMove {
             size,
             rate: 119.53e9,
             factor: 1.9726,
+            line_moves: vec![("from_skewed".into(), 119.53e9, 1.9726)],
             ..Default::default()
         });
         let f = forecast_calibrated(&s, 2900.0, &moves, Seconds(0.25e-6)).expect("fits");
