@@ -581,16 +581,16 @@ struct StreamingShare {
 /// Each kernel phase of `series` that declares its bytes, with the share of its level's
 /// streaming rate at which it moved them at the largest size in `moves`: `e_top = B / (w·R)`,
 /// `w = T − k·L` the measured time less its launches and R the rate the calibration's sweep
-/// streams at that working set (one thread's rate where the phase ran on one). Eligible to
-/// count as compute-bound (`e_top < ½`) are the phases that run the same number of launches
-/// at every size and walk no strided lines and no latency walk (no
-/// [`LevelMove::line_moves`] or [`LevelMove::latency_moves`] entry at any size). A rise in a
-/// compute-bound phase's cost per byte across the window is not its traffic running into a
-/// slower level, which would need the traffic to take most of its time; it is estimated as
-/// saturating (docs/models.md §2.4, "Saturated"). A phase whose launches grow with N is not
-/// eligible: its cost per launch can keep rising with the work each launch holds (PoCL's SOR
-/// diagonals with a contended atomic did); nor a strided walk, whose lines each wait on the
-/// level's latency (the 3-D sweeps).
+/// streams at that working set (one thread's rate where the phase ran on one, the line rate
+/// where it walks lines). Eligible to count as compute-bound (`e_top < ½`) are the phases
+/// that run the same number of launches at every size and walk no strided lines and no
+/// latency walk (no [`LevelMove::line_moves`] or [`LevelMove::latency_moves`] entry at any
+/// size). A rise in a compute-bound phase's cost per byte across the window is not its
+/// traffic running into a slower level, which would need the traffic to take most of its
+/// time; it is estimated as saturating (docs/models.md §2.4, "Saturated"). A phase whose
+/// launches grow with N is not eligible: its cost per launch can keep rising with the work
+/// each launch holds (PoCL's SOR diagonals with a contended atomic did); nor a strided walk,
+/// whose lines each wait on the level's latency (the 3-D sweeps).
 fn streaming_shares(
     series: &SeriesMedians,
     moves: &[LevelMove],
@@ -617,12 +617,12 @@ fn streaming_shares(
         .iter()
         .filter(|ph| is_kernel_phase(&ph.name) && !fixed.contains(&ph.name))
         .filter_map(|ph| {
-            let (rate, _) = m
+            let rate = m
                 .line_moves
                 .iter()
                 .chain(&m.own_rates)
                 .find(|l| l.0 == ph.name)
-                .map_or((m.rate, m.factor), |l| (l.1, l.2));
+                .map_or(m.rate, |l| l.1);
             let work = ph.median_seconds - ph.count as f64 * launch.0;
             let bytes = ph.bytes.filter(|&b| b > 0)? as f64;
             let share = bytes / (work * rate);
