@@ -1229,12 +1229,7 @@ fn per_unit_estimate(
         (Unit::Byte, _) if compute_bound => {
             let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
             costs.sort_by(f64::total_cmp);
-            let median = if n % 2 == 1 {
-                costs[n / 2]
-            } else {
-                0.5 * (costs[n / 2 - 1] + costs[n / 2])
-            };
-            median * at_target
+            super::stats::median_of_sorted(&costs) * at_target
         }
         _ => per_unit * at_target,
     };
