@@ -111,6 +111,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_copy", host_bw_copy),
     ("bw_triad", host_bw_triad),
     ("bw_transpose", host_bw_transpose),
+    ("bw_gather", host_bw_gather),
     ("bs_copy", host_bs_copy),
     ("bs_mul", host_bs_mul),
     ("bs_add", host_bs_add),
@@ -435,6 +436,21 @@ fn host_bw_transpose(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
             for (k, v) in row.iter().enumerate() {
                 dst[(i * n + k) * n + j] = v + p;
             }
+        }
+    }
+    Ok(())
+}
+
+/// The gathering copy on the launching thread alone, as SOR's copy back from its skewed
+/// layout runs on the host: rows written in order, each element read a row apart.
+fn host_bw_gather(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(2)? as usize;
+    let p = a.f32(3)?;
+    let src = a.first::<f32>(0, n * n)?;
+    let dst = a.first_mut::<f32>(1, n * n)?;
+    for (i, row) in dst.chunks_exact_mut(n).enumerate() {
+        for (j, d) in row.iter_mut().enumerate() {
+            *d = src[j * n + i] + p;
         }
     }
     Ok(())

@@ -21,7 +21,7 @@ use crate::bench::latency::{
 };
 use crate::bench::ops::measure_ops;
 use crate::bench::transfer::{launch_overhead, transfers};
-use crate::bench::transpose::measure_transposes;
+use crate::bench::transpose::{measure_transposes, TransposeShape};
 use crate::bench::{BenchContext, BenchError, SamplingPlan};
 use crate::units::Unit;
 
@@ -109,8 +109,10 @@ pub fn calibrate(
     let streaming_sizes = bandwidth_sizes(reach);
     let bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
     stages.lap("bandwidth sweep");
-    let transposes = measure_transposes(&mut ctx, &streaming_sizes)?;
+    let transposes = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
     stages.lap("transposing sweep");
+    let gathers = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
+    stages.lap("gathering sweep");
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
     let one_thread = if info.backend == BackendKind::Host {
@@ -199,6 +201,7 @@ pub fn calibrate(
         reported_caches: reported_caches(info),
         one_thread,
         transposes: Some(transposes),
+        gathers: Some(gathers),
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,

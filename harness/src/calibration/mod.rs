@@ -208,6 +208,12 @@ pub struct Calibration {
     /// files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transposes: Option<TransposeSweep>,
+    /// The gathering sweep: a square's transpose, reads gathered a row apart (one thread's
+    /// on the host), by which a prediction moves SOR's copy back from its skewed layout
+    /// between memory levels (docs/models.md §2.4, "Transposes move by the transposing
+    /// sweep"). `None` in files before 2026-11-27's second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gathers: Option<TransposeSweep>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.

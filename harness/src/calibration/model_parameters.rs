@@ -18,6 +18,7 @@ use crate::bench::bandwidth::{
 };
 use crate::bench::gaps::{Direction, GapFit};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
+use crate::bench::transpose::TransposeSweep;
 use crate::fit::window::{DeviceFacts, OneThreadRates};
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
@@ -247,12 +248,8 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
             streaming: streaming_points(&o.bandwidth),
             lines: line_points(&o.strided_read),
         }),
-        transposes: calibration.transposes.as_ref().map_or_else(Vec::new, |t| {
-            t.points
-                .iter()
-                .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
-                .collect()
-        }),
+        transposes: sweep_points(calibration.transposes.as_ref()),
+        gathers: sweep_points(calibration.gathers.as_ref()),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
@@ -284,6 +281,17 @@ fn streaming_points(sweep: &BandwidthSweep) -> Vec<(u64, f64)> {
         .flat_map(|c| &c.points)
         .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
         .collect()
+}
+
+/// A transposing sweep's points: working set, bytes, and bytes per second; none without one
+/// ([`DeviceFacts::transposes`], [`DeviceFacts::gathers`]).
+fn sweep_points(sweep: Option<&TransposeSweep>) -> Vec<(u64, f64)> {
+    sweep.map_or_else(Vec::new, |t| {
+        t.points
+            .iter()
+            .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+            .collect()
+    })
 }
 
 /// A strided read sweep as the rate at which 64-byte lines arrive: the lines' working set

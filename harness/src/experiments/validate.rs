@@ -583,15 +583,20 @@ pub fn calibrated_forecast(
             let two_line = pair(&|b| device.line_rate(b));
             // The phases the workload declares strided move by the line rate; its transposes
             // by the transposing sweep's, where the calibration has one (the host's sweep is
-            // one thread's, as the workloads' transposes run there).
+            // one thread's, as the workloads' transposes run there), and those that gather
+            // by the gathering sweep's, where it has that.
             let strided = workload.strided_phases();
             let transposing = pair(&|b| device.transpose_rate(b));
+            let gathering = pair(&|b| device.gather_rate(b));
             let line_moves = strided
                 .iter()
                 .filter_map(|&name| {
                     let line = one_line.filter(|_| alone.contains(&name)).or(two_line);
-                    let (r, g) = transposing
-                        .filter(|_| workload.transpose_phases().contains(&name))
+                    let transpose =
+                        transposing.filter(|_| workload.transpose_phases().contains(&name));
+                    let (r, g) = gathering
+                        .filter(|_| workload.gather_phases().contains(&name))
+                        .or(transpose)
                         .or(line)?;
                     Some((name.to_string(), r, g))
                 })
@@ -886,6 +891,7 @@ mod tests {
         let device = DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -932,6 +938,7 @@ mod tests {
         let facts = DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("memory".into(), 1 << 30)],
@@ -1032,6 +1039,7 @@ mod tests {
         let mut facts = DeviceFacts {
             one_thread: None,
             transposes: sweep([16e9, 8e9, 2e9]),
+            gathers: Vec::new(),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -1082,6 +1090,64 @@ mod tests {
     }
 
     #[test]
+    fn sors_copy_back_moves_by_the_gathering_sweep_and_its_copy_in_by_the_cubes() {
+        let sizes = [20, 24, 28];
+        let (sor, series) = host_series("sor", &sizes);
+        let sweep = |rates: [f64; 3]| -> Vec<(u64, f64)> {
+            [1 << 10, 1 << 20, 1 << 30].into_iter().zip(rates).collect()
+        };
+        let mut facts = DeviceFacts {
+            one_thread: None,
+            transposes: sweep([16e9, 8e9, 4e9]),
+            gathers: sweep([16e9, 6e9, 1e9]),
+            executors: 1.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: sweep([100e9, 80e9, 40e9]),
+            memory_floor: None,
+            lines: sweep([60e9, 30e9, 15e9]),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        let target = 8000;
+        let at = |rates: &dyn Fn(u64) -> Option<f64>, size: usize| {
+            let here = rates(sor.bytes_needed(size)).expect("a rate");
+            let there = rates(sor.bytes_needed(target)).expect("a rate");
+            (here, here / there)
+        };
+        let pair = |m: &LevelMove, name: &str| {
+            let l = m.line_moves.iter().find(|l| l.0 == name).expect(name);
+            (l.1, l.2)
+        };
+        let (window, _) = calibrated_forecast(sor.as_ref(), &series, &facts, target, None);
+        assert_eq!(window.level_moves.len(), sizes.len());
+        for m in &window.level_moves {
+            let back = pair(m, "from_skewed");
+            assert_eq!(back, at(&|b| facts.gather_rate(b), m.size));
+            assert_eq!(
+                pair(m, "to_skewed"),
+                at(&|b| facts.transpose_rate(b), m.size)
+            );
+            assert!(back.1 > 4.0, "the gathering sweep falls further: {back:?}");
+        }
+        // Without a gathering sweep (calibrations before it) the copy back keeps the cube's.
+        facts.gathers.clear();
+        let (window, _) = calibrated_forecast(sor.as_ref(), &series, &facts, target, None);
+        let m = &window.level_moves[0];
+        assert_eq!(
+            pair(m, "from_skewed"),
+            at(&|b| facts.transpose_rate(b), m.size)
+        );
+        assert!(
+            crate::workloads::registry::lookup("sor", Some(crate::workloads::Layout::Plain))
+                .expect("plain")
+                .gather_phases()
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
         // ADI on a device of 3000 executors: no size's sweeps, the target's neither (38² lines
         // at N = 40), fill it; the target's transposes (40³ items) do.
@@ -1090,6 +1156,7 @@ mod tests {
         let mut facts = DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 3000.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 15), ("memory".into(), 1 << 30)],
@@ -1151,6 +1218,7 @@ mod tests {
         };
         let mut facts = DeviceFacts {
             transposes: Vec::new(),
+            gathers: Vec::new(),
             one_thread: Some(crate::fit::window::OneThreadRates {
                 streaming: sweep([40e9, 40e9, 30e9, 10e9]),
                 lines: sweep([20e9, 20e9, 5e9, 2e9]),
@@ -1211,6 +1279,7 @@ mod tests {
         let device = DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],

@@ -57,6 +57,10 @@ pub struct DeviceFacts {
     /// The transposing sweep's points (a j,k transpose of a cube, one thread's on the host):
     /// working set, bytes, and bytes per second (8 per element); empty where not measured.
     pub transposes: Vec<(u64, f64)>,
+    /// The gathering sweep's points (a square's transpose, reads a row apart, one thread's
+    /// on the host): working set, bytes, and bytes per second (8 per element); empty where
+    /// not measured.
+    pub gathers: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -173,6 +177,13 @@ impl DeviceFacts {
         envelope_rate(&self.transposes, bytes)
     }
 
+    /// The rate a gathering transpose sustains with a working set of `bytes`, bytes per
+    /// second: [`Self::streaming_rate`]'s rule over the gathering sweep ([`Self::gathers`]);
+    /// `None` without one.
+    pub fn gather_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.gathers, bytes)
+    }
+
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'
     /// spreads within a factor of two of it (the nearest swept size's beyond the sweep's
     /// ends), at least 1; `None` without samples.
@@ -282,6 +293,7 @@ pub struct WindowChoice {
 ///     streaming_spread: Vec::new(),
 ///     one_thread: None,
 ///     transposes: Vec::new(),
+///     gathers: Vec::new(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -420,6 +432,7 @@ mod tests {
         DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
             levels: vec![
@@ -634,6 +647,7 @@ mod tests {
         let device = DeviceFacts {
             one_thread: None,
             transposes: Vec::new(),
+            gathers: Vec::new(),
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],

@@ -136,15 +136,16 @@ pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
         })
         .filter(|s| !s.points.is_empty())
         .collect();
-    // The transposing sweep (docs/models.md §2.4), points only: a j,k transpose's rate.
-    if let Some(t) = &c.transposes {
+    // The transposing sweeps (docs/models.md §2.4), points only: a j,k transpose's rate and
+    // a gathering transpose's.
+    for t in c.transposes.iter().chain(&c.gathers) {
         let label = if t.one_thread {
-            "j,k transpose, one thread"
+            format!("{}, one thread", t.shape.label())
         } else {
-            "j,k transpose"
+            t.shape.label().to_string()
         };
         let points = Series::measured(
-            label.to_string(),
+            label,
             Mark::Points,
             t.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
                 let x = p.working_set_bytes as f64 / 1024.0;
@@ -294,6 +295,7 @@ mod tests {
             assert!(after.contains(&(label, Mark::Dashed)), "{after:?}");
         }
         c.transposes = Some(crate::bench::transpose::TransposeSweep {
+            shape: crate::bench::transpose::TransposeShape::CubeJk,
             one_thread: true,
             points: vec![crate::bench::transpose::TransposePoint {
                 side: 103,
@@ -306,5 +308,12 @@ mod tests {
         let with = labels(&c);
         assert_eq!(with.len(), after.len() + 1);
         assert!(with.contains(&("j,k transpose, one thread".into(), Mark::Points)));
+        c.gathers = c.transposes.clone().map(|mut g| {
+            g.shape = crate::bench::transpose::TransposeShape::SquareGather;
+            g
+        });
+        let both = labels(&c);
+        assert_eq!(both.len(), with.len() + 1);
+        assert!(both.contains(&("gathering transpose, one thread".into(), Mark::Points)));
     }
 }

@@ -1,6 +1,7 @@
 //! Tables for the commands: device lists, calibration summaries and comparisons.
 
 use crate::backend::DeviceInfo;
+use crate::bench::transpose::TransposeSweep;
 use crate::calibration::compare::ParameterComparison;
 use crate::calibration::Calibration;
 use crate::export::{sig, Table};
@@ -170,8 +171,10 @@ fn bandwidth_tables(c: &Calibration) -> String {
         }
         out.push_str(&t.render());
     }
-    if let Some(line) = transposes_line(c) {
-        out.push_str(&line);
+    for sweep in c.transposes.iter().chain(&c.gathers) {
+        if let Some(line) = transposes_line(c, sweep) {
+            out.push_str(&line);
+        }
     }
     if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
@@ -208,10 +211,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
     out
 }
 
-/// The transposing sweep's median rate within each level of the streaming table, one line;
-/// `None` where the calibration has no such sweep.
-fn transposes_line(c: &Calibration) -> Option<String> {
-    let sweep = c.transposes.as_ref()?;
+/// A transposing sweep's median rate within each level of the streaming table, one line;
+/// `None` where the calibration has no streaming table.
+fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
     let levels = &c.bandwidth.as_ref()?.levels;
     let per_level: Vec<String> = levels
         .iter()
@@ -234,7 +236,8 @@ fn transposes_line(c: &Calibration) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "transposing copy (a j,k transpose of a cube, 8 bytes per element{}), GB/s: {}\n",
+        "{}, 8 bytes per element{}, GB/s: {}\n",
+        sweep.shape.describe(),
         if sweep.one_thread {
             ", on one thread"
         } else {
@@ -765,7 +768,7 @@ mod tests {
 
     #[test]
     fn the_calibration_summary_gives_the_transposing_rate_per_level() {
-        use crate::bench::transpose::{TransposePoint, TransposeSweep};
+        use crate::bench::transpose::{TransposePoint, TransposeShape};
         let mut c = test_fixture();
         assert!(!calibration_summary(&c).contains("transposing copy"));
         let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
@@ -792,13 +795,33 @@ mod tests {
             outliers: 0,
         };
         c.transposes = Some(TransposeSweep {
+            shape: TransposeShape::CubeJk,
             one_thread: true,
             // 8.7 MB and 17 MB in the L3, 540 MB in memory.
             points: vec![point(103, 9.0), point(129, 8.0), point(407, 2.0)],
         });
         let text = calibration_summary(&c);
         assert!(
-            text.contains("8 bytes per element, on one thread), GB/s: L3 8.50, memory 2.00\n"),
+            text.contains(
+                "transposing copy (a j,k transpose of a cube, writes a row apart), 8 bytes per \
+                 element, on one thread, GB/s: L3 8.50, memory 2.00\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("gathering copy"), "{text}");
+        // The gathering sweep's line follows, where the calibration has one (the points' side
+        // is a square's there; the line reads only their working sets).
+        c.gathers = Some(TransposeSweep {
+            shape: TransposeShape::SquareGather,
+            one_thread: true,
+            points: vec![point(103, 7.0), point(407, 1.0)],
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains(
+                "gathering copy (a square's transpose, reads a row apart), 8 bytes per element, \
+                 on one thread, GB/s: L3 7.00, memory 1.00\n"
+            ),
             "{text}"
         );
     }

@@ -215,6 +215,13 @@ pub trait Workload {
         &[]
     }
 
+    /// Kernel phases among the transposes whose strided side is their reads (SOR's copy back
+    /// from its skewed layout): these move by the calibration's gathering sweep where it has
+    /// one, and by its transposing sweep where it does not (docs/models.md §2.4).
+    fn gather_phases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.
     fn run(

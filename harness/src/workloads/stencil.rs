@@ -398,10 +398,19 @@ impl Workload for Sor {
         }
     }
 
-    /// Both copies move by the calibration's transposing sweep, the kernel that does what
+    /// Both copies move by the calibration's transposing sweeps, the kernels that do what
     /// they do.
     fn transpose_phases(&self) -> &'static [&'static str] {
         self.strided_phases()
+    }
+
+    /// The copy back reads a diagonal's length apart and writes rows: a gathering
+    /// transpose. The copy in, which writes apart, moves by the cube's transposing sweep.
+    fn gather_phases(&self) -> &'static [&'static str] {
+        match self.0 {
+            Layout::Plain => &[],
+            Layout::Reordered => &["from_skewed"],
+        }
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
