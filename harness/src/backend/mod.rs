@@ -253,6 +253,26 @@ impl Launch {
         }
     }
 
+    /// A two-dimensional launch over `x × y` executors (x fastest) in the tiles the
+    /// workloads' 2-D grids use on a device whose preferred work-group size is `group`:
+    /// 32 × 8 from 256 up, 16 wide below that, one row below 16. A tile's rows share the
+    /// cache lines of a column, so a kernel that reads (or writes) down the columns uses
+    /// each line for as many elements as the tile has rows.
+    pub fn tiles2(x: usize, y: usize, group: usize) -> Self {
+        let (lx, ly) = if group >= 256 {
+            (32, 8)
+        } else if group >= 16 {
+            (16, group / 16)
+        } else {
+            (group, 1)
+        };
+        Launch {
+            dims: 2,
+            global: [x.max(1), y.max(1), 1],
+            local: [lx.max(1), ly.max(1), 1],
+        }
+    }
+
     /// A single executor.
     pub fn single() -> Self {
         Launch::linear(1, 1)

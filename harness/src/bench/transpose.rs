@@ -20,9 +20,13 @@
 //!   by `b(i, k, j) = a(i, j, k) + p`, one executor per element (a 3-D launch, as the
 //!   workloads' `swap_jk`): it reads along k and writes n elements apart.
 //! - [`TransposeShape::SquareGather`], SOR's copy back from its skewed layout: a square of
-//!   side n ≈ (W/8)^(1/2) is transposed by `b(i, j) = a(j, i) + p` (a 2-D launch): it writes
-//!   along j and reads n elements apart, a row's length as SOR's diagonals are, so a page
-//!   apart too once a row outgrows a page, as SOR's are at the sizes it is predicted at.
+//!   side n ≈ (W/8)^(1/2) is transposed by `b(i, j) = a(j, i) + p`, a 2-D launch in the
+//!   tiles of the workloads' 2-D grids ([`Launch::tiles2`]: 16 × 4 on a CPU's OpenCL, whose
+//!   four rows share each line a column's read fetches, as in SOR's copies; launched in
+//!   rows of work-items instead, PoCL's sweep rated memory 5.5× slower than 64 MB where SOR's
+//!   copy back slowed 1.5×, suite run 66): it writes along j and reads n elements apart, a
+//!   row's length as SOR's diagonals are, so a page apart too once a row outgrows a page, as
+//!   SOR's are at the sizes it is predicted at.
 //!
 //! Each side is made odd (a power-of-two side would put every line of a column in the same
 //! cache sets, a conflict the workloads' odd-sized grids avoid). On the host the twins are one
@@ -171,10 +175,16 @@ pub fn measure_transposes(
         let source: Vec<f32> = (0..elements).map(source_value).collect();
         let a = upload_f32(ctx.device, &source)?;
         let b = ctx.device.alloc(elements * 4)?;
-        let launch = Launch {
-            dims: shape.dims(),
-            global: [n, n, if shape.dims() == 3 { n } else { 1 }],
-            local: [group.min(n.next_power_of_two()), 1, 1],
+        // Launched as the workloads launch what it stands for: the cube as `swap_jk` (rows of
+        // work-items along k), the square in the tiles of SOR's 2-D grids, whose rows share
+        // the lines their reads gather.
+        let launch = match shape {
+            TransposeShape::CubeJk => Launch {
+                dims: 3,
+                global: [n, n, n],
+                local: [group.min(n.next_power_of_two()), 1, 1],
+            },
+            TransposeShape::SquareGather => Launch::tiles2(n, n, group),
         };
         arrays.push((n, a, b, launch));
     }

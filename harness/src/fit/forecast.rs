@@ -819,7 +819,7 @@ fn calibrate_estimates(
                     unit,
                     amounts,
                     noise: noise.as_deref(),
-                    compute_bound: phases.compute_bound(&p.name),
+                    saturates: phases.compute_bound(&p.name) || rate_flat_to_target(moves, &p.name),
                     launches: launches.as_deref(),
                 };
                 per_unit_estimate(&p.fractal, &work, target, cap)
@@ -1109,6 +1109,32 @@ fn top_move_factor(window: &SeriesMedians, moves: &[LevelMove], name: &str) -> O
     (rate > 0.0 && factor.is_finite()).then_some(factor.max(1.0))
 }
 
+/// The largest move factor g_i (the rate at a size's working set over the rate at the
+/// target's) at which the calibration counts a size's rate the target's own.
+const FLAT_FACTOR: f64 = 1.1;
+
+/// Whether every size of the window lies in the target's memory level and the calibration
+/// rates the phase `name` there within 10 % of the target ([`FLAT_FACTOR`]): g_i ≤ 1.1 at
+/// every size, by the rate the phase moves at (its line, transposing or one thread's rate,
+/// or the streaming rate). A rise in such a phase's cost per byte across the window is then
+/// nothing the calibration knows to carry on to the target (no level lies between them), and
+/// it is estimated as saturating at the window's median cost, as a compute-bound phase's is
+/// (docs/models.md §2.4, "Saturated"). Suite run 66 (a VM new to the suite): the host's vadd
+/// ran at 34.4 → 32.4 GB/s over 200–340 MB and 26.2 at 400 MB, the window's top, then 30.7 at
+/// the target's 1.6 GB; carried on, the rise put vadd at +36 %.
+fn rate_flat_to_target(moves: &[LevelMove], name: &str) -> bool {
+    !moves.is_empty()
+        && moves.iter().all(|m| {
+            let factor = m
+                .line_moves
+                .iter()
+                .chain(&m.own_rates)
+                .find(|l| l.0 == name)
+                .map_or(m.factor, |l| l.2);
+            m.in_target_level && factor <= FLAT_FACTOR
+        })
+}
+
 /// What a kernel phase's work is counted in: the bytes it moves or, where it does not say
 /// (a hyperplane sweep's gathers), the work items it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1125,9 +1151,10 @@ struct Work<'a> {
     amounts: &'a [f64],
     /// Each moved median's own variance, from its 95 % interval, where known.
     noise: Option<&'a [f64]>,
-    /// Compute-bound at the window's largest size ([`PhaseKinds::compute_bound`]): a rise
-    /// in its cost per byte is estimated as saturating.
-    compute_bound: bool,
+    /// Compute-bound at the window's largest size ([`PhaseKinds::compute_bound`]), or rated
+    /// by the calibration at every size as at the target ([`rate_flat_to_target`]): a rise
+    /// in its cost per byte is estimated as saturating at the window's median.
+    saturates: bool,
     /// The phase's launches at each size, where known.
     launches: Option<&'a [f64]>,
 }
@@ -1146,7 +1173,7 @@ fn per_unit_estimate(
         unit,
         amounts,
         noise,
-        compute_bound,
+        saturates,
         ..
     } = *phase;
     let n = amounts.len();
@@ -1225,8 +1252,9 @@ fn per_unit_estimate(
         // A compute-bound phase: every size's moved cost per byte estimates the target's
         // alike (its compute does not change with the level, and step 1 charged each size
         // the target's traffic), so it saturates at their median, which a hump at the top
-        // of the window does not carry (docs/models.md §2.4, "Saturated").
-        (Unit::Byte, _) if compute_bound => {
+        // of the window does not carry (docs/models.md §2.4, "Saturated"). So does a phase
+        // whose every size the calibration rates as the target: no level lies between.
+        (Unit::Byte, _) if saturates => {
             let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
             costs.sort_by(f64::total_cmp);
             super::stats::median_of_sorted(&costs) * at_target
@@ -1258,7 +1286,7 @@ fn per_unit_estimate(
     };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(saturated / at_target);
-    let (method, estimate) = if rise_within_noise || (compute_bound && unit == Unit::Byte) {
+    let (method, estimate) = if rise_within_noise || (saturates && unit == Unit::Byte) {
         (CalibratedMethod::Saturated, saturated)
     } else {
         (CalibratedMethod::Bracket, (saturated * growth).sqrt())
@@ -2580,6 +2608,18 @@ mod tests {
     /// `own_rate` is one thread's streaming rate at every size, `launches` the launches a run
     /// at size N, `strided` whether the phase walks lines.
     fn hump(own_rate: f64, launches: fn(usize) -> u64, strided: bool) -> CalibratedEstimate {
+        hump_at(own_rate, launches, strided, 1.0, false)
+    }
+
+    /// [`hump`] with every size moved by `factor` and `in_level` whether each lies in the
+    /// target's memory level.
+    fn hump_at(
+        own_rate: f64,
+        launches: fn(usize) -> u64,
+        strided: bool,
+        factor: f64,
+        in_level: bool,
+    ) -> CalibratedEstimate {
         let sizes = [1459usize, 1735, 2068, 2454, 2919];
         let cost = [1.01e-9, 1.00e-9, 1.00e-9, 1.02e-9, 1.14e-9];
         let s = series(
@@ -2604,15 +2644,16 @@ mod tests {
                 })
                 .collect(),
         );
-        let rate = ("sor_rb red".to_string(), own_rate, 1.0);
+        let rate = ("sor_rb red".to_string(), own_rate, factor);
         let moves: Vec<LevelMove> = sizes
             .iter()
             .map(|&size| LevelMove {
                 size,
                 rate: 4.0 * own_rate,
-                factor: 1.0,
+                factor,
                 own_rates: if strided { vec![] } else { vec![rate.clone()] },
                 line_moves: if strided { vec![rate.clone()] } else { vec![] },
+                in_target_level: in_level,
                 ..Default::default()
             })
             .collect();
@@ -2655,6 +2696,39 @@ mod tests {
             CalibratedMethod::Bracket
         );
         assert_eq!(hump(25e9, fixed, true).method, CalibratedMethod::Bracket);
+    }
+
+    #[test]
+    fn a_rise_where_the_calibration_rates_every_size_as_the_target_is_saturation() {
+        // The streaming case above (58 % of the rate, a bracket out of the level) with every
+        // size in the target's level and rated within 10 % of it: no level lies between the
+        // window and the target, so the rise is not carried on; the estimate is the window's
+        // median cost, the interval still reaching the growth. Suite run 66's host vadd.
+        let fixed = |_: usize| 10;
+        let cells = 11676.0f64.powi(2) * 10.0;
+        for strided in [false, true] {
+            let c = hump_at(12e9, fixed, strided, 1.05, true);
+            assert_eq!(c.method, CalibratedMethod::Saturated, "{c:?}");
+            let [saturated, growth] = c.bracket_seconds.expect("bracket");
+            // Moved by 1.05 (the target's traffic charged at each size, e·g > 1 where e is
+            // 0.58) the costs keep their order; the median is N = 2068's.
+            assert!(
+                saturated > 1.0e-9 * cells && saturated < 1.1e-9 * cells,
+                "{c:?}"
+            );
+            assert!((c.prediction_seconds / saturated - 1.0).abs() < 1e-12);
+            assert!(c.interval_seconds[1] >= growth && growth > 1.2 * saturated);
+        }
+        // In the level but rated 20 % slower at the target, or rated alike but in another
+        // level: the rise may be the level's, and the estimate stays the bracket's.
+        assert_eq!(
+            hump_at(12e9, fixed, false, 1.2, true).method,
+            CalibratedMethod::Bracket
+        );
+        assert_eq!(
+            hump_at(12e9, fixed, false, 1.05, false).method,
+            CalibratedMethod::Bracket
+        );
     }
 
     #[test]

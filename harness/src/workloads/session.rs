@@ -142,19 +142,7 @@ impl<'d> Session<'d> {
 
     /// A 2-D launch over `x × y` executors (x fastest).
     pub fn grid2(&self, x: usize, y: usize) -> Launch {
-        let g = self.device.preferred_group_size();
-        let (lx, ly) = if g >= 256 {
-            (32, 8)
-        } else if g >= 16 {
-            (16, g / 16)
-        } else {
-            (g, 1)
-        };
-        Launch {
-            dims: 2,
-            global: [x.max(1), y.max(1), 1],
-            local: [lx.max(1), ly.max(1), 1],
-        }
+        Launch::tiles2(x, y, self.device.preferred_group_size())
     }
 }
 
