@@ -1029,17 +1029,17 @@ mod tests {
         (workload, series)
     }
 
-    #[test]
-    fn the_transposes_move_by_the_transposing_sweep_and_the_sweeps_by_the_line_rate() {
-        let sizes = [10, 12, 14];
-        let (adi, series) = host_series("adi", &sizes);
+    /// A device with an L2 to 1 MiB and memory past it, whose sweeps (streaming, lines, the
+    /// cube's `transposes` and, where given, the square's `gathers`) each measured 1 KiB,
+    /// 1 MiB and 1 GiB at the rates given, bytes per second.
+    fn swept_facts(transposes: [f64; 3], gathers: Option<[f64; 3]>) -> DeviceFacts {
         let sweep = |rates: [f64; 3]| -> Vec<(u64, f64)> {
             [1 << 10, 1 << 20, 1 << 30].into_iter().zip(rates).collect()
         };
-        let mut facts = DeviceFacts {
+        DeviceFacts {
             one_thread: None,
-            transposes: sweep([16e9, 8e9, 2e9]),
-            gathers: Vec::new(),
+            transposes: sweep(transposes),
+            gathers: gathers.map_or_else(Vec::new, sweep),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -1049,7 +1049,14 @@ mod tests {
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
             latencies: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_transposes_move_by_the_transposing_sweep_and_the_sweeps_by_the_line_rate() {
+        let sizes = [10, 12, 14];
+        let (adi, series) = host_series("adi", &sizes);
+        let mut facts = swept_facts([16e9, 8e9, 2e9], None);
         let target = 420;
         let at = |rates: &dyn Fn(u64) -> Option<f64>, size: usize| {
             let here = rates(adi.bytes_needed(size)).expect("a rate");
@@ -1093,23 +1100,7 @@ mod tests {
     fn sors_copy_back_moves_by_the_gathering_sweep_and_its_copy_in_by_the_cubes() {
         let sizes = [20, 24, 28];
         let (sor, series) = host_series("sor", &sizes);
-        let sweep = |rates: [f64; 3]| -> Vec<(u64, f64)> {
-            [1 << 10, 1 << 20, 1 << 30].into_iter().zip(rates).collect()
-        };
-        let mut facts = DeviceFacts {
-            one_thread: None,
-            transposes: sweep([16e9, 8e9, 4e9]),
-            gathers: sweep([16e9, 6e9, 1e9]),
-            executors: 1.0,
-            launch_seconds: Seconds(1e-9),
-            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
-            streaming: sweep([100e9, 80e9, 40e9]),
-            memory_floor: None,
-            lines: sweep([60e9, 30e9, 15e9]),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
-        };
+        let mut facts = swept_facts([16e9, 8e9, 4e9], Some([16e9, 6e9, 1e9]));
         let target = 8000;
         let at = |rates: &dyn Fn(u64) -> Option<f64>, size: usize| {
             let here = rates(sor.bytes_needed(size)).expect("a rate");
