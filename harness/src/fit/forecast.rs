@@ -386,6 +386,19 @@ pub struct LevelMove {
     pub latency_moves: Vec<(String, f64)>,
 }
 
+impl LevelMove {
+    /// The rate the phase `name` moves by at this size and its factor, `(R(W_i), g_i)`: its
+    /// own line or one thread's rate where it has one ([`Self::line_moves`],
+    /// [`Self::own_rates`]), the streaming rate's otherwise.
+    fn rate_of(&self, name: &str) -> (f64, f64) {
+        self.line_moves
+            .iter()
+            .chain(&self.own_rates)
+            .find(|l| l.0 == name)
+            .map_or((self.rate, self.factor), |l| (l.1, l.2))
+    }
+}
+
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
 /// each kernel phase's work (its time less its launches × `launch`) moved to the target's
 /// memory level as a roofline would: the kernel takes the longer of its measured work and the
@@ -617,12 +630,7 @@ fn streaming_shares(
         .iter()
         .filter(|ph| is_kernel_phase(&ph.name) && !fixed.contains(&ph.name))
         .filter_map(|ph| {
-            let rate = m
-                .line_moves
-                .iter()
-                .chain(&m.own_rates)
-                .find(|l| l.0 == ph.name)
-                .map_or(m.rate, |l| l.1);
+            let (rate, _) = m.rate_of(&ph.name);
             let work = ph.median_seconds - ph.count as f64 * launch.0;
             let bytes = ph.bytes.filter(|&b| b > 0)? as f64;
             let share = bytes / (work * rate);
@@ -1100,12 +1108,7 @@ fn latency_estimate(
 fn top_move_factor(window: &SeriesMedians, moves: &[LevelMove], name: &str) -> Option<f64> {
     let largest = window.points.iter().map(|p| p.size).max()?;
     let m = moves.iter().find(|m| m.size == largest)?;
-    let (rate, factor) = m
-        .line_moves
-        .iter()
-        .chain(&m.own_rates)
-        .find(|l| l.0 == name)
-        .map_or((m.rate, m.factor), |l| (l.1, l.2));
+    let (rate, factor) = m.rate_of(name);
     (rate > 0.0 && factor.is_finite()).then_some(factor.max(1.0))
 }
 
@@ -1124,15 +1127,9 @@ const FLAT_FACTOR: f64 = 1.1;
 /// the target's 1.6 GB; carried on, the rise put vadd at +36 %.
 fn rate_flat_to_target(moves: &[LevelMove], name: &str) -> bool {
     !moves.is_empty()
-        && moves.iter().all(|m| {
-            let factor = m
-                .line_moves
-                .iter()
-                .chain(&m.own_rates)
-                .find(|l| l.0 == name)
-                .map_or(m.factor, |l| l.2);
-            m.in_target_level && factor <= FLAT_FACTOR
-        })
+        && moves
+            .iter()
+            .all(|m| m.in_target_level && m.rate_of(name).1 <= FLAT_FACTOR)
 }
 
 /// What a kernel phase's work is counted in: the bytes it moves or, where it does not say
