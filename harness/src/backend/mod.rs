@@ -253,6 +253,17 @@ impl Launch {
         }
     }
 
+    /// A three-dimensional launch over an `n³` cube in rows of work-items along the first
+    /// axis, as wide as `group` (the device's preferred work-group size) or the next power of
+    /// two above n, whichever is smaller: how the workloads launch their 3-D kernels.
+    pub fn cube(n: usize, group: usize) -> Self {
+        Launch {
+            dims: 3,
+            global: [n, n, n],
+            local: [group.min(n.next_power_of_two()).max(1), 1, 1],
+        }
+    }
+
     /// A two-dimensional launch over `x × y` executors (x fastest) in the tiles the
     /// workloads' 2-D grids use on a device whose preferred work-group size is `group`:
     /// 32 × 8 from 256 up, 16 wide below that, one row below 16. A tile's rows share the

@@ -179,11 +179,7 @@ pub fn measure_transposes(
         // work-items along k), the square in the tiles of SOR's 2-D grids, whose rows share
         // the lines their reads gather.
         let launch = match shape {
-            TransposeShape::CubeJk => Launch {
-                dims: 3,
-                global: [n, n, n],
-                local: [group.min(n.next_power_of_two()), 1, 1],
-            },
+            TransposeShape::CubeJk => Launch::cube(n, group),
             TransposeShape::SquareGather => Launch::tiles2(n, n, group),
         };
         arrays.push((n, a, b, launch));

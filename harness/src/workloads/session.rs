@@ -128,16 +128,7 @@ impl<'d> Session<'d> {
 
     /// A 3-D launch over an n×n×n cube (groups along the fastest axis).
     pub fn cube(&self, n: usize) -> Launch {
-        let g = self
-            .device
-            .preferred_group_size()
-            .min(n.next_power_of_two())
-            .max(1);
-        Launch {
-            dims: 3,
-            global: [n, n, n],
-            local: [g, 1, 1],
-        }
+        Launch::cube(n, self.device.preferred_group_size())
     }
 
     /// A 2-D launch over `x × y` executors (x fastest).
