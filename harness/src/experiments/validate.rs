@@ -588,16 +588,20 @@ pub fn calibrated_forecast(
             let strided = workload.strided_phases();
             let transposing = pair(&|b| device.transpose_rate(b));
             let gathering = pair(&|b| device.gather_rate(b));
+            let mut own_patterns = Vec::new();
             let line_moves = strided
                 .iter()
                 .filter_map(|&name| {
                     let line = one_line.filter(|_| alone.contains(&name)).or(two_line);
                     let transpose =
                         transposing.filter(|_| workload.transpose_phases().contains(&name));
-                    let (r, g) = gathering
+                    let pattern = gathering
                         .filter(|_| workload.gather_phases().contains(&name))
-                        .or(transpose)
-                        .or(line)?;
+                        .or(transpose);
+                    if pattern.is_some() {
+                        own_patterns.push(name.to_string());
+                    }
+                    let (r, g) = pattern.or(line)?;
                     Some((name.to_string(), r, g))
                 })
                 .collect();
@@ -627,6 +631,7 @@ pub fn calibrated_forecast(
                 factor,
                 transfer_factors,
                 line_moves,
+                own_patterns,
                 own_rates,
                 in_target_level: target_rate.is_some()
                     && device.level_of(working_set) == target_level,

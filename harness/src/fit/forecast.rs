@@ -364,6 +364,12 @@ pub struct LevelMove {
     /// transposing sweep's instead, where it has one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
+    /// The phases among [`Self::line_moves`] whose rate is a sweep of their own access
+    /// pattern (the calibration's transposing or gathering sweep): how much slower the
+    /// target's level is for them the calibration measured with a kernel that does what
+    /// they do, which bounds how far their cost can still rise ([`growth_capped`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_patterns: Vec<String>,
     /// For each other kernel phase that ran on one thread at this size (a host twin that is
     /// one loop): one thread's streaming rate at this size's working set, bytes per second,
     /// and its ratio to one thread's rate at the target's, used in place of `rate` and
@@ -449,13 +455,34 @@ pub fn forecast_calibrated_bounded(
         shares: streaming_shares(series, moves, launch, &fixed),
         fixed,
     };
-    let fit = |moves: &[LevelMove], overlap: Overlap| -> Result<Forecast, FitError> {
-        let window = move_to_target_level(series, moves, launch, overlap, &phases.fixed);
+    let fit_overlapping = |moves: &[LevelMove],
+                           overlap: Overlap,
+                           overlapped: &[String]|
+     -> Result<Forecast, FitError> {
+        let window =
+            move_to_target_level(series, moves, launch, overlap, &phases.fixed, overlapped);
         let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
         calibrate_estimates(&window, &phases, moves, launch, &mut forecast);
         Ok(forecast)
     };
+    let fit = |moves: &[LevelMove], overlap: Overlap| fit_overlapping(moves, overlap, &[]);
     let mut forecast = fit(moves, Overlap::Half)?;
+    // A compute-bound phase estimated as saturating hides its traffic behind its compute:
+    // its point estimate is the roofline's (docs/models.md §2.4, "Saturated").
+    let overlapped: Vec<String> = forecast
+        .phases
+        .iter()
+        .filter(|p| {
+            phases.compute_bound(&p.name)
+                && p.calibrated
+                    .as_ref()
+                    .is_some_and(|c| c.method == CalibratedMethod::Saturated)
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    if !overlapped.is_empty() {
+        forecast = fit_overlapping(moves, Overlap::Half, &overlapped)?;
+    }
     // The two bounds of how compute and traffic combine bound the interval too, and so do
     // the other rates the target's level may run at, each with both bounds: a faster rate
     // fully overlapped and a slower one taken one after the other are as possible as the
@@ -653,13 +680,16 @@ fn streaming_shares(
 }
 
 /// The points of `series` whose sizes are in `moves`, each phase's time moved to the
-/// target's memory level (docs/models.md §2.4); the phases in `fixed` stay as measured.
+/// target's memory level (docs/models.md §2.4); the phases in `fixed` stay as measured, and
+/// those in `overlapped` take the roofline (full overlap) where `overlap` is the halfway
+/// point estimate.
 fn move_to_target_level(
     series: &SeriesMedians,
     moves: &[LevelMove],
     launch: Seconds,
     overlap: Overlap,
     fixed: &[String],
+    overlapped: &[String],
 ) -> SeriesMedians {
     let mut window = series.clone();
     window.points.retain_mut(|p| {
@@ -721,6 +751,9 @@ fn move_to_target_level(
                     // walk, which no prefetcher streams: nothing overlaps the slower lines,
                     // so its estimate is the serial bound (docs/models.md §2.4).
                     Overlap::Half if line.is_some() => serial,
+                    // A compute-bound phase that saturates: its compute hides its traffic
+                    // while the traffic at the target's rate still fits in it (e·g < 1).
+                    Overlap::Half if overlapped.contains(&ph.name) => roofline,
                     Overlap::Half => 0.5 * (roofline + serial),
                 }
             };
@@ -818,8 +851,10 @@ fn calibrate_estimates(
             Some((unit, amounts)) if is_kernel_phase(&p.name) => {
                 // A phase counted in work items was not moved: its cost per item may still
                 // rise on to the target, but by no more than all of it as traffic would,
-                // from the window's largest size to the target's level.
-                let cap = (unit == Unit::Item)
+                // from the window's largest size to the target's level; so may a phase
+                // whose traffic is most of its time or whose own access pattern the
+                // calibration swept.
+                let cap = growth_capped(phases, moves, &p.name, unit)
                     .then(|| top_move_factor(window, moves, &p.name))
                     .flatten();
                 let launches = per_size(&|ph| Some(ph.count as f64));
@@ -1110,6 +1145,24 @@ fn top_move_factor(window: &SeriesMedians, moves: &[LevelMove], name: &str) -> O
     let m = moves.iter().find(|m| m.size == largest)?;
     let (rate, factor) = m.rate_of(name);
     (rate > 0.0 && factor.is_finite()).then_some(factor.max(1.0))
+}
+
+/// Whether the growth of the phase `name`'s cost from the window's largest size to the
+/// target is capped at g_top ([`top_move_factor`]), as if all of its cost were traffic
+/// slowing by the calibrated ratio of the two levels' rates (docs/models.md §2.4,
+/// "Bracket"): a phase counted in work items (step 1 did not move it), a phase that moved
+/// its bytes at half its level's rate or more at the window's top (its time is its
+/// traffic's: [`COMPUTE_BOUND_SHARE`]), and one that moves by a sweep of its own access
+/// pattern ([`LevelMove::own_patterns`]). A compute-bound phase's cost can rise by more (its
+/// compute per byte grows, as PoCL's SOR diagonals' with the launches' work did).
+fn growth_capped(phases: &PhaseKinds, moves: &[LevelMove], name: &str, unit: Unit) -> bool {
+    unit == Unit::Item
+        || phases
+            .share(name)
+            .is_some_and(|share| share >= COMPUTE_BOUND_SHARE)
+        || moves
+            .iter()
+            .any(|m| m.own_patterns.iter().any(|p| p == name))
 }
 
 /// The largest move factor g_i (the rate at a size's working set over the rate at the
@@ -1889,7 +1942,7 @@ mod tests {
                 factor: 2.0,
                 ..Default::default()
             });
-            let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[]);
+            let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[], &[]);
             let k = &w.points[0].phases[0];
             (k.median_seconds, k.ci95_seconds.expect("an interval"))
         };
@@ -1920,7 +1973,7 @@ mod tests {
                 line_moves: line_moves.clone(),
                 ..Default::default()
             });
-            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[], &[]).points[0].phases[0]
                 .median_seconds
         };
         let strided = || vec![("k".to_string(), 0.4e9, 20.0)];
@@ -1951,7 +2004,7 @@ mod tests {
                 own_rates: own_rates.clone(),
                 ..Default::default()
             });
-            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[]).points[0].phases[0]
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[], &[]).points[0].phases[0]
                 .median_seconds
         };
         let alone = || vec![("k".to_string(), 1e9, 4.0)];
@@ -2054,11 +2107,16 @@ mod tests {
         // 0.25 ms (e = 0.25), 0.5 ms in a level half as fast (g = 2): still within 1 ms.
         let s = one_ms_series(1_000_000, None);
         // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
-        // 0.25 ms; the estimate is halfway, and the interval spans both.
+        // 0.25 ms; the interval spans both. The phase is compute-bound (e < ½) and its cost
+        // per byte does not rise: it saturates, and its compute hides the slower traffic,
+        // so the estimate is the roofline's.
         let total_of = total_at_half_speed;
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let (at, [lo, hi]) = total_of(&s);
-        assert!(close(at, 1.125e-3) && close(lo, 1e-3) && close(hi, 1.25e-3));
+        assert!(
+            close(at, 1e-3) && close(lo, 1e-3) && close(hi, 1.25e-3),
+            "{at}"
+        );
         // Moving 3 MB (e = 0.75): 1.5 ms of traffic at the target's level overlapped, 1 ms +
         // 0.75 ms one after the other.
         let mut heavy = s.clone();
@@ -2097,11 +2155,12 @@ mod tests {
         noise: f64,
         drift: Option<(f64, Option<SharedRounds>)>,
     ) -> Forecast {
-        one_phase_at(sizes, work, bytes, noise, drift, None)
+        one_phase_at(sizes, work, bytes, noise, drift, None, false)
     }
 
     /// [`one_phase_noisy`] with the level streaming at `rate` (bytes per second) at every
-    /// size and no move between levels; [`unmoved`]'s rate where `None`.
+    /// size and no move between levels; [`unmoved`]'s rate where `None`. A `strided` phase
+    /// walks lines at that rate.
     fn one_phase_at(
         sizes: &[usize],
         work: impl Fn(f64) -> f64,
@@ -2109,6 +2168,7 @@ mod tests {
         noise: f64,
         drift: Option<(f64, Option<SharedRounds>)>,
         rate: Option<f64>,
+        strided: bool,
     ) -> Forecast {
         let mut s = series(
             sizes
@@ -2136,16 +2196,22 @@ mod tests {
             .into_iter()
             .map(|m| LevelMove {
                 rate: rate.unwrap_or(m.rate),
+                line_moves: if strided {
+                    vec![("k".into(), rate.unwrap_or(m.rate), 1.0)]
+                } else {
+                    Vec::new()
+                },
                 ..m
             })
             .collect();
         forecast_calibrated(&s, 3200.0, &moves, Seconds(0.0)).expect("fits")
     }
 
-    /// [`one_phase_noisy`] for a phase that streams: its level's rate is the phase's own
-    /// fastest in the window, so no size moves and the phase is bandwidth-bound (e ≥ ½,
-    /// not compute-bound) wherever its cost per byte is within 2× of its lowest.
-    fn streaming_phase(
+    /// [`one_phase_noisy`] for a phase whose rise the calibration cannot bound: it walks
+    /// lines (so it is never compute-bound) at a line rate four times its own fastest in the
+    /// window (so its time is not its traffic's, e ≤ ¼, and its growth is not capped), in
+    /// the target's level (g = 1: no size moves).
+    fn unbounded_phase(
         sizes: &[usize],
         work: impl Fn(f64) -> f64,
         bytes: impl Fn(f64) -> f64,
@@ -2155,7 +2221,7 @@ mod tests {
             .iter()
             .map(|&n| bytes(n as f64) / work(n as f64))
             .fold(0.0, f64::max);
-        one_phase_at(sizes, work, bytes, noise, None, Some(rate))
+        one_phase_at(sizes, work, bytes, noise, None, Some(4.0 * rate), true)
     }
 
     /// Level moves that leave every size as measured (a rate so high no traffic slows).
@@ -2465,7 +2531,7 @@ mod tests {
         // largest sizes' cost or keep growing; the estimate is the geometric mean and the
         // interval spans both.
         let work = |n: f64| 1e-9 * 8.0 * n * n * (n / 100.0).powf(0.3);
-        let f = streaming_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
+        let f = unbounded_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
         let k = f.phases.iter().find(|p| p.name == "k").expect("k");
         let c = k.calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Bracket);
@@ -2491,7 +2557,7 @@ mod tests {
         let sizes = [100, 141, 200, 283, 400];
         let bytes = |n: f64| 8.0 * n * n;
         let estimate = |noise: f64| {
-            let f = streaming_phase(&sizes, work, bytes, noise);
+            let f = unbounded_phase(&sizes, work, bytes, noise);
             let k = f.phases.iter().find(|p| p.name == "k").expect("k");
             k.calibrated.clone().expect("calibrated")
         };
@@ -2518,7 +2584,7 @@ mod tests {
         // is the flat cost; the interval holds it and reaches above it by one run's scatter
         // about the window's log-log line, which the bend in the window makes wide.
         let work = |n: f64| 1e-9 * 8.0 * n * n * (n.min(200.0) / 100.0).powf(0.5);
-        let f = streaming_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
+        let f = unbounded_phase(&[100, 141, 200, 283, 400], work, |n| 8.0 * n * n, 0.0);
         let k = f.phases.iter().find(|p| p.name == "k").expect("k");
         let c = k.calibrated.as_ref().expect("calibrated");
         assert_eq!(c.method, CalibratedMethod::Bracket);
@@ -2617,6 +2683,18 @@ mod tests {
         factor: f64,
         in_level: bool,
     ) -> CalibratedEstimate {
+        hump_swept(own_rate, launches, strided, factor, in_level, false)
+    }
+
+    /// [`hump_at`], the strided phase's rate a sweep of its own pattern where `patterned`.
+    fn hump_swept(
+        own_rate: f64,
+        launches: fn(usize) -> u64,
+        strided: bool,
+        factor: f64,
+        in_level: bool,
+        patterned: bool,
+    ) -> CalibratedEstimate {
         let sizes = [1459usize, 1735, 2068, 2454, 2919];
         let cost = [1.01e-9, 1.00e-9, 1.00e-9, 1.02e-9, 1.14e-9];
         let s = series(
@@ -2650,6 +2728,11 @@ mod tests {
                 factor,
                 own_rates: if strided { vec![] } else { vec![rate.clone()] },
                 line_moves: if strided { vec![rate.clone()] } else { vec![] },
+                own_patterns: if patterned {
+                    vec![rate.0.clone()]
+                } else {
+                    vec![]
+                },
                 in_target_level: in_level,
                 ..Default::default()
             })
@@ -2696,6 +2779,71 @@ mod tests {
     }
 
     #[test]
+    fn a_compute_bound_phase_that_saturates_hides_the_slower_levels_traffic() {
+        // The compute-bound hump (28 % of one thread's 25 GB/s at the top) out of the
+        // target's level, which streams 1.6× slower: the traffic at the target's rate still
+        // fits in the compute (e·g ≈ 0.5 < 1), so each size costs what it measured (the
+        // roofline) and the estimate is the window's median cost, 1.01 ns per cell a launch.
+        // Halfway to one after the other it would have been ~10 % more: host sor-rb in Intel
+        // suite runs 48–65, +4 … +21 % (median +11 %) so, −4 … +6 % now.
+        let fixed = |_: usize| 10;
+        let cells = 11676.0f64.powi(2) * 10.0;
+        let c = hump_at(25e9, fixed, false, 1.6, false);
+        assert_eq!(c.method, CalibratedMethod::Saturated, "{c:?}");
+        assert!(
+            (c.prediction_seconds / (1.01e-9 * cells) - 1.0).abs() < 1e-9,
+            "{c:?}"
+        );
+        // The interval still reaches one after the other: every size's cost plus its
+        // traffic's slowdown, w·e·(g − 1), e = 8 / (1.01 · 25) at the median size.
+        let serial = 1.01e-9 * (1.0 + 8.0 / (1.01 * 25.0) * 0.6);
+        assert!(c.interval_seconds[1] > serial * cells, "{c:?}");
+        // A phase that streams (58 % of 12 GB/s) keeps the halfway point estimate.
+        let streaming = hump_at(12e9, fixed, false, 1.6, false);
+        assert_ne!(
+            streaming.method,
+            CalibratedMethod::Saturated,
+            "{streaming:?}"
+        );
+    }
+
+    #[test]
+    fn a_rise_carried_on_is_capped_by_the_levels_rates_where_traffic_is_the_time() {
+        // The streaming hump (58 % of 12 GB/s at the top: its time is its traffic's) out of
+        // the target's level, which streams 1.2× slower: its cost per byte can rise from the
+        // top's, moved to the target's level, by at most 1.2, as if all of it were traffic;
+        // carried on at the power of N it rises at over the top three sizes (0.38) it would
+        // be ~1.6× the top's. The compute-bound hump (28 % of 25 GB/s) is not capped: its
+        // compute per byte may grow; unless it moves by a sweep of its own access pattern.
+        let fixed = |_: usize| 10;
+        let cells = 11676.0f64.powi(2) * 10.0;
+        // The top's moved cost: halfway between the roofline (nothing: e·g < 1) and one
+        // after the other, w·e·g·(1 − 1/g) = w·e·(g − 1); strided, one after the other.
+        let top = |rate: f64, half: f64| {
+            let e = 8.0 / (1.14 * rate * 1e-9);
+            1.14e-9 * (1.0 + half * e * 0.2) * cells
+        };
+        let g = 1.2;
+        let [_, growth] = hump_at(12e9, fixed, false, g, false)
+            .bracket_seconds
+            .expect("bracket");
+        assert!(
+            (growth / (g * top(12e9, 0.5)) - 1.0).abs() < 1e-9,
+            "{growth}"
+        );
+        let [_, free] = hump_at(25e9, fixed, true, g, false)
+            .bracket_seconds
+            .expect("bracket");
+        assert!(free > 1.3 * g * top(25e9, 1.0), "{free}");
+        let swept = hump_swept(25e9, fixed, true, g, false, true);
+        let [_, capped] = swept.bracket_seconds.expect("bracket");
+        assert!(
+            (capped / (g * top(25e9, 1.0)) - 1.0).abs() < 1e-9,
+            "{swept:?}"
+        );
+    }
+
+    #[test]
     fn a_rise_where_the_calibration_rates_every_size_as_the_target_is_saturation() {
         // The streaming case above (58 % of the rate, a bracket out of the level) with every
         // size in the target's level and rated within 10 % of it: no level lies between the
@@ -2708,13 +2856,14 @@ mod tests {
             assert_eq!(c.method, CalibratedMethod::Saturated, "{c:?}");
             let [saturated, growth] = c.bracket_seconds.expect("bracket");
             // Moved by 1.05 (the target's traffic charged at each size, e·g > 1 where e is
-            // 0.58) the costs keep their order; the median is N = 2068's.
+            // 0.58) the costs keep their order; the median is N = 2068's. The growth, of a
+            // phase whose time is its traffic, is capped at 1.05× the top's moved cost.
             assert!(
                 saturated > 1.0e-9 * cells && saturated < 1.1e-9 * cells,
                 "{c:?}"
             );
             assert!((c.prediction_seconds / saturated - 1.0).abs() < 1e-12);
-            assert!(c.interval_seconds[1] >= growth && growth > 1.2 * saturated);
+            assert!(c.interval_seconds[1] >= growth && growth > 1.15 * saturated);
         }
         // In the level but rated 20 % slower at the target, or rated alike but in another
         // level: the rise may be the level's, and the estimate stays the bracket's.
