@@ -112,6 +112,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_triad", host_bw_triad),
     ("bw_transpose", host_bw_transpose),
     ("bw_gather", host_bw_gather),
+    ("bw_stencil", host_bw_stencil),
     ("bs_copy", host_bs_copy),
     ("bs_mul", host_bs_mul),
     ("bs_add", host_bs_add),
@@ -453,6 +454,35 @@ fn host_bw_gather(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
             *d = src[j * n + i] + p;
         }
     }
+    Ok(())
+}
+
+/// One point of the row stencil, in the kernel's operation order: SOR's update of `c` from
+/// its four neighbours with relaxation factor `w`.
+pub fn stencil_point(c: f32, up: f32, down: f32, left: f32, right: f32, w: f32) -> f32 {
+    w * 0.25 * (((up + down) + left) + right) + (1.0 - w) * c
+}
+
+/// The row stencil on the launching thread alone, as the workloads' SOR sweeps run on the
+/// host (their twins are one loop): row by row, every other point, in place.
+fn host_bw_stencil(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(1)? as usize;
+    let (parity, w) = (a.u32(2)? as usize, a.f32(3)?);
+    let grid = a.first_mut::<f32>(0, n * n)?;
+    let mut change = 0u32;
+    for i in 1..n.saturating_sub(1) {
+        // The first j ≥ 1 with (i + j) % 2 == parity.
+        let first = 1 + (i + 1 + parity) % 2;
+        for j in (first..n - 1).step_by(2) {
+            let p = i * n + j;
+            let c = grid[p];
+            let v = stencil_point(c, grid[p - n], grid[p + n], grid[p - 1], grid[p + 1], w);
+            grid[p] = v;
+            change = change.max((c - v).abs().to_bits());
+        }
+    }
+    let out = &mut a.first_mut::<u32>(4, 1)?[0];
+    *out = (*out).max(change);
     Ok(())
 }
 

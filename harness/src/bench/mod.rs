@@ -11,6 +11,7 @@ pub mod kernels;
 pub mod latency;
 pub mod ops;
 pub mod sampling;
+pub mod stencil;
 pub mod transfer;
 pub mod transpose;
 

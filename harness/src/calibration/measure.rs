@@ -20,6 +20,7 @@ use crate::bench::latency::{
     levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
 };
 use crate::bench::ops::measure_ops;
+use crate::bench::stencil::{measure_stencil, stencil_sizes};
 use crate::bench::transfer::{launch_overhead, transfers};
 use crate::bench::transpose::{measure_transposes, TransposeShape};
 use crate::bench::{BenchContext, BenchError, SamplingPlan};
@@ -226,6 +227,7 @@ fn one_thread(
                 levels,
             )?,
             strided_read: measure_gap(ctx, Pattern::Strided, Direction::Read)?,
+            stencil: Some(measure_stencil(ctx, &stencil_sizes(sizes))?),
         })
     });
     let alone = std::mem::replace(&mut ctx.samples, both);

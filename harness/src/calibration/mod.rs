@@ -25,6 +25,7 @@ use crate::bench::bandwidth::BandwidthSweep;
 use crate::bench::gaps::GapFit;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
+use crate::bench::stencil::StencilSweep;
 use crate::bench::transfer::{LaunchOverhead, TransferFit};
 use crate::bench::transpose::TransposeSweep;
 use crate::bench::SamplingPlan;
@@ -236,6 +237,12 @@ pub struct OneThread {
     /// The strided read sweep of the serialization intervals (each executor reads one
     /// element of its own cache line), as in [`Calibration::gaps`].
     pub strided_read: GapFit,
+    /// The row-stencil sweep: one colour of red-black SOR updated in place over a grid per
+    /// working set, by which a prediction moves the workloads' one-thread SOR sweeps between
+    /// working sets (docs/models.md §2.4, "A stencil moves by the stencil sweep"). `None` in
+    /// files before 2026-11-28.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stencil: Option<StencilSweep>,
 }
 
 /// A cache as the device or the OS reports it.

@@ -247,6 +247,12 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         one_thread: calibration.one_thread.as_ref().map(|o| OneThreadRates {
             streaming: streaming_points(&o.bandwidth),
             lines: line_points(&o.strided_read),
+            stencils: o.stencil.as_ref().map_or_else(Vec::new, |s| {
+                s.points
+                    .iter()
+                    .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+                    .collect()
+            }),
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),

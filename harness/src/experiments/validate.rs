@@ -605,15 +605,28 @@ pub fn calibrated_forecast(
                     Some((name.to_string(), r, g))
                 })
                 .collect();
-            let own_rates = one_stream
-                .map(|(r, g)| {
-                    alone
-                        .iter()
-                        .filter(|name| !strided.contains(name))
-                        .map(|name| (name.to_string(), r, g))
-                        .collect()
+            // The phases that update their grid in place by a five-point stencil move by the
+            // stencil sweep, taken at that grid's bytes (4·N²), where the calibration has one;
+            // the other phases on one thread by one thread's streaming rate.
+            let grid = |n: usize| crate::workloads::grid_bytes(1, n, 2, 0);
+            let stencil = one.and_then(|o| {
+                o.stencil_rate(grid(large))
+                    .zip(o.stencil_rate(grid(size)))
+                    .map(|(t, r)| (r, r / t))
+            });
+            let stencils = workload.stencil_phases();
+            let own_rates = alone
+                .iter()
+                .filter(|name| !strided.contains(name))
+                .filter_map(|&name| {
+                    let own = stencil.filter(|_| stencils.contains(&name));
+                    if own.is_some() {
+                        own_patterns.push(name.to_string());
+                    }
+                    let (r, g) = own.or(one_stream)?;
+                    Some((name.to_string(), r, g))
                 })
-                .unwrap_or_default();
+                .collect();
             let latency_moves = target_latency
                 .zip(device.latency_of(working_set))
                 .map(|(t, here)| {
@@ -1218,6 +1231,7 @@ mod tests {
             one_thread: Some(crate::fit::window::OneThreadRates {
                 streaming: sweep([40e9, 40e9, 30e9, 10e9]),
                 lines: sweep([20e9, 20e9, 5e9, 2e9]),
+                stencils: Vec::new(),
             }),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
@@ -1264,6 +1278,31 @@ mod tests {
             note.contains("ran on one thread: moved at one thread's rates (30.0 GB/s"),
             "{note}"
         );
+        // With a stencil sweep the colours move by it, at the grid's 4·N² bytes (sor-rb's
+        // working set adds 4 bytes), as sweeps of their own pattern; `zero_u32` keeps one
+        // thread's streaming rate.
+        let stencils = sweep([30e9, 20e9, 8e9, 12e9]);
+        let stencil = crate::fit::window::OneThreadRates {
+            stencils,
+            ..one.clone()
+        };
+        facts.one_thread = Some(stencil.clone());
+        let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
+        let grid = |n: usize| 4 * (n * n) as u64;
+        let colours = ["sor_rb red", "sor_rb black"];
+        for m in &window.level_moves {
+            let here = stencil.stencil_rate(grid(m.size)).expect("a rate");
+            let there = stencil.stencil_rate(grid(target)).expect("a rate");
+            for o in &m.own_rates {
+                if colours.contains(&o.0.as_str()) {
+                    assert_eq!((o.1, o.2), (here, here / there), "{o:?}");
+                } else {
+                    assert_eq!(o.0, "zero_u32");
+                    assert_ne!(o.1, here);
+                }
+            }
+            assert_eq!(m.own_patterns, colours);
+        }
         // A calibration without one thread's sweep moves them at the device's rates.
         facts.one_thread = None;
         let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);

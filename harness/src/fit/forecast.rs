@@ -749,6 +749,17 @@ fn move_to_target_level(
                 } else {
                     e
                 };
+                // A phase that moves by a sweep of its own access pattern, where that sweep
+                // rates the target faster than this size (g_i < 1): the part of its time
+                // the pattern accounts for, e_i of it (at most all), shrinks as the sweep's
+                // did, `T' = T − w·min(e_i, 1)·(1 − g_i)`. A faster level does not speed up
+                // a kernel in general (its time may be its compute), but this sweep does
+                // what the phase does (docs/models.md §2.4, "A stencil moves by the stencil
+                // sweep").
+                let own_pattern = m.own_patterns.contains(&ph.name);
+                if own_pattern && factor < 1.0 {
+                    return t - work * e.min(1.0) * (1.0 - factor);
+                }
                 let share = e * factor;
                 let roofline = work * (share.max(1.0) - 1.0);
                 // One after the other: the traffic's own time grows by g; never less than
@@ -760,7 +771,9 @@ fn move_to_target_level(
                     // A strided phase's executors each wait for one line per step of their
                     // walk, which no prefetcher streams: nothing overlaps the slower lines,
                     // so its estimate is the serial bound (docs/models.md §2.4).
-                    Overlap::Half if line.is_some() => serial,
+                    // So is a phase's that moves by a sweep of its own pattern: the sweep's
+                    // time is its traffic's and its compute's together.
+                    Overlap::Half if line.is_some() || own_pattern => serial,
                     // A compute-bound phase that saturates: its compute hides its traffic
                     // while the traffic at the target's rate fits well inside it
                     // (e·g ≤ HIDDEN_SHARE); nearer the ridge it moves halfway as any phase.
@@ -2860,6 +2873,74 @@ mod tests {
             (capped / (g * top(25e9, 1.0)) - 1.0).abs() < 1e-9,
             "{swept:?}"
         );
+    }
+
+    #[test]
+    fn a_band_its_own_patterns_sweep_shows_is_moved_out_of_the_window() {
+        // Host sor-rb on the Intel VM of runs 66–69: a colour cost 1.0 ns per cell a launch
+        // with the grid below the band and 2.0 in it (the window's top four sizes), and the
+        // stencil sweep, the phase's own pattern, ran as much slower there (g = ½ against the
+        // target's rate, the phase's share of it 1: e·g = ½). Each band size shrinks by
+        // w·min(e, 1)·(1 − g) to the target's 1.0 ns; the estimate is the target's cost, where
+        // without the sweep the band is carried on.
+        let sizes = [1983usize, 2358, 2805, 3336, 3967];
+        let cost = [1.0e-9, 2.0e-9, 2.0e-9, 2.0e-9, 2.0e-9];
+        let s = series(
+            sizes
+                .iter()
+                .zip(cost)
+                .map(|(&n, c)| {
+                    let t = c * (n * n) as f64 * 10.0;
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "sor_rb red".into(),
+                            median_seconds: t,
+                            count: 10,
+                            bytes: Some(8 * 10 * (n * n) as u64),
+                            items: None,
+                            ci95_seconds: Some([0.995 * t, 1.005 * t]),
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        );
+        let moves = |patterned: bool| -> Vec<LevelMove> {
+            sizes
+                .iter()
+                .zip(cost)
+                .map(|(&size, c)| {
+                    // The sweep's rate at this size is the phase's own (8 bytes per cell).
+                    let rate = 8.0 / c;
+                    let own = ("sor_rb red".to_string(), rate, rate / (8.0 / 1.0e-9));
+                    LevelMove {
+                        size,
+                        rate: 4.0 * rate,
+                        factor: 1.0,
+                        own_rates: vec![own.clone()],
+                        own_patterns: if patterned { vec![own.0] } else { vec![] },
+                        ..Default::default()
+                    }
+                })
+                .collect()
+        };
+        let target = 15868usize;
+        let truth = 1.0e-9 * (target * target) as f64 * 10.0;
+        let estimate = |patterned: bool| {
+            let f = forecast_calibrated(&s, target as f64, &moves(patterned), Seconds(0.0))
+                .expect("fits");
+            f.phases[0].calibrated.clone().expect("calibrated")
+        };
+        let swept = estimate(true);
+        assert!(
+            (swept.prediction_seconds / truth - 1.0).abs() < 0.01,
+            "{swept:?}"
+        );
+        let [lo, hi] = swept.interval_seconds;
+        assert!(lo <= truth && truth <= hi, "{swept:?}");
+        let carried = estimate(false);
+        assert!(carried.prediction_seconds > 1.5 * truth, "{carried:?}");
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub struct OneThreadRates {
     pub streaming: Vec<(u64, f64)>,
     /// As [`DeviceFacts::lines`], on one thread.
     pub lines: Vec<(u64, f64)>,
+    /// The row-stencil sweep's points: a grid's bytes and the rate, bytes per second, at
+    /// which one colour of red-black SOR updated it in place (empty in calibrations before
+    /// 2026-11-28).
+    pub stencils: Vec<(u64, f64)>,
 }
 
 impl OneThreadRates {
@@ -94,6 +98,41 @@ impl OneThreadRates {
     pub fn line_rate(&self, bytes: u64) -> Option<f64> {
         envelope_rate(&self.lines, bytes)
     }
+
+    /// The rate at which an in-place five-point sweep updates a grid of `bytes`, bytes per
+    /// second, from the stencil sweep ([`Self::stencils`]): interpolated in log rate over log
+    /// working set between the two swept grids either side, the end's rate beyond the ends;
+    /// `None` without the sweep. Not [`Self::streaming_rate`]'s envelope, which takes the
+    /// fastest rate at any larger size: a stencil's cost per byte may rise over a band of
+    /// working sets and fall again beyond it, and the band is what the sweep is for
+    /// (docs/models.md §2.4, "A stencil moves by the stencil sweep").
+    pub fn stencil_rate(&self, bytes: u64) -> Option<f64> {
+        interpolated_rate(&self.stencils, bytes)
+    }
+}
+
+/// The rate at `bytes` over a sweep's (working set, rate) points, interpolated between the
+/// nearest points either side (log rate over log working set), the end's beyond the ends;
+/// `None` without a positive point.
+fn interpolated_rate(points: &[(u64, f64)], bytes: u64) -> Option<f64> {
+    let mut usable: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0 > 0 && p.1.is_finite() && p.1 > 0.0)
+        .map(|p| ((p.0 as f64).ln(), p.1.ln()))
+        .collect();
+    usable.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let x = (bytes.max(1) as f64).ln();
+    let (first, last) = (usable.first()?, usable.last()?);
+    if x <= first.0 {
+        return Some(first.1.exp());
+    }
+    if x >= last.0 {
+        return Some(last.1.exp());
+    }
+    let above = usable.iter().position(|p| p.0 >= x)?;
+    let (lo, hi) = (usable[above - 1], usable[above]);
+    let along = (x - lo.0) / (hi.0 - lo.0);
+    Some((lo.1 + along * (hi.1 - lo.1)).exp())
 }
 
 impl DeviceFacts {
@@ -427,6 +466,38 @@ fn bytes_text(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stencil_rate_follows_a_band_that_the_envelope_would_hide() {
+        // The Intel VM's stencil sweep: 10 GB/s to 16 MiB, 4 GB/s at 32 and 64 MiB, 7 GB/s
+        // in memory. Between two points the rate is interpolated in log over log working
+        // set; beyond the ends it is the end's.
+        let points: Vec<(u64, f64)> = [(16u64 << 20, 10e9), (32 << 20, 4e9), (64 << 20, 4e9)]
+            .into_iter()
+            .chain([(1u64 << 30, 7e9)])
+            .collect();
+        let one = OneThreadRates {
+            streaming: points.clone(),
+            lines: Vec::new(),
+            stencils: points,
+        };
+        let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-9;
+        assert!(close(one.stencil_rate(40 << 20).expect("rate"), 4e9));
+        assert!(close(one.stencil_rate(1 << 20).expect("rate"), 10e9));
+        assert!(close(one.stencil_rate(4 << 30).expect("rate"), 7e9));
+        // Halfway (in log) between 16 and 32 MiB: the geometric mean of the two rates.
+        let mid = ((16u64 << 20) as f64 * std::f64::consts::SQRT_2) as u64;
+        assert!((one.stencil_rate(mid).expect("rate") / (40e18f64).sqrt() - 1.0).abs() < 1e-6);
+        // The streaming rule over the same points rates the band as memory: nothing slower
+        // at any larger size.
+        assert!(close(one.streaming_rate(40 << 20).expect("rate"), 7e9));
+        let none = OneThreadRates {
+            streaming: Vec::new(),
+            lines: Vec::new(),
+            stencils: Vec::new(),
+        };
+        assert_eq!(none.stencil_rate(1 << 20), None);
+    }
 
     fn device() -> DeviceFacts {
         DeviceFacts {

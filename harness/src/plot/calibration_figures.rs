@@ -156,6 +156,20 @@ pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
             series.push(points);
         }
     }
+    // The row-stencil sweep on one thread (docs/models.md §2.4), points only.
+    if let Some(s) = c.one_thread.as_ref().and_then(|o| o.stencil.as_ref()) {
+        let points = Series::measured(
+            "row stencil, one thread".to_string(),
+            Mark::Points,
+            s.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
+                let x = p.working_set_bytes as f64 / 1024.0;
+                (x, p.gbps, p.ci95_gbps[0], p.ci95_gbps[1])
+            }),
+        );
+        if !points.points.is_empty() {
+            series.push(points);
+        }
+    }
     if series.is_empty() {
         return Some(Err(PlotError::Data {
             figure: title,
@@ -287,6 +301,7 @@ mod tests {
         c.one_thread = Some(OneThread {
             bandwidth: sweep(&[StreamKernel::Copy, StreamKernel::Triad], 40.0),
             strided_read: c.gaps[0].clone(),
+            stencil: None,
         });
         let after = labels(&c);
         assert_eq!(after.len(), before.len() + 2);
@@ -308,12 +323,27 @@ mod tests {
         let with = labels(&c);
         assert_eq!(with.len(), after.len() + 1);
         assert!(with.contains(&("j,k transpose, one thread".into(), Mark::Points)));
+        if let Some(one) = c.one_thread.as_mut() {
+            one.stencil = Some(crate::bench::stencil::StencilSweep {
+                points: vec![crate::bench::stencil::StencilPoint {
+                    side: 2897,
+                    sides: vec![2779, 2897, 3011],
+                    working_set_bytes: 4 * 2897 * 2897,
+                    gbps: 4.05,
+                    ci95_gbps: [3.9, 4.2],
+                    outliers: 0,
+                }],
+            });
+        }
+        let stencil = labels(&c);
+        assert_eq!(stencil.len(), with.len() + 1);
+        assert!(stencil.contains(&("row stencil, one thread".into(), Mark::Points)));
         c.gathers = c.transposes.clone().map(|mut g| {
             g.shape = crate::bench::transpose::TransposeShape::SquareGather;
             g
         });
         let both = labels(&c);
-        assert_eq!(both.len(), with.len() + 1);
+        assert_eq!(both.len(), stencil.len() + 1);
         assert!(both.contains(&("gathering transpose, one thread".into(), Mark::Points)));
     }
 }

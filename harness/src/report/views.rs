@@ -183,6 +183,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
         out.push_str(&t.render());
         out.push_str(&format!("{strided}\n"));
     }
+    if let Some(line) = c.one_thread.as_ref().and_then(stencil_line) {
+        out.push_str(&line);
+    }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
         out.push_str(&babelstream_table(bs));
@@ -283,6 +286,33 @@ pub fn one_thread_table(c: &Calibration) -> Option<(Table, String)> {
         s.r_squared
     );
     Some((t, strided))
+}
+
+/// The stencil sweep's rate at every grid it measured, one line; `None` without the sweep
+/// (calibrations before 2026-11-28). Every point, not a median per level: the sweep is there
+/// for a band of working sets that the levels do not mark.
+fn stencil_line(one: &crate::calibration::OneThread) -> Option<String> {
+    let points = &one.stencil.as_ref()?.points;
+    if points.is_empty() {
+        return None;
+    }
+    let size = |b: usize| {
+        if b >= 1 << 30 {
+            format!("{} GiB", sig(b as f64 / f64::from(1u32 << 30), 3))
+        } else if b >= 1 << 20 {
+            format!("{} MiB", sig(b as f64 / f64::from(1u32 << 20), 3))
+        } else {
+            format!("{} KiB", sig(b as f64 / 1024.0, 3))
+        }
+    };
+    let rates: Vec<String> = points
+        .iter()
+        .map(|p| format!("{} {}", size(p.working_set_bytes), sig(p.gbps, 3)))
+        .collect();
+    Some(format!(
+        "row stencil on one thread (one colour of red-black SOR in place, 8 bytes per cell; the median of three grids' sides), GB/s by grid: {}\n",
+        rates.join(", ")
+    ))
 }
 
 /// BabelStream's five kernels, as BabelStream prints them, the device-timed rate beside.
@@ -755,6 +785,7 @@ mod tests {
         c.one_thread = Some(crate::calibration::OneThread {
             bandwidth: sweep,
             strided_read: c.gaps[0].clone(),
+            stencil: None,
         });
         let text = calibration_summary(&c);
         assert!(text.contains("the same on one thread, GB/s"), "{text}");
@@ -764,6 +795,27 @@ mod tests {
             .expect("one thread's L2 row");
         assert!(row.contains("84.1"), "{row}");
         assert!(text.contains("strided read on one thread: Δt"), "{text}");
+        assert!(!text.contains("row stencil"), "no sweep, no line: {text}");
+        let mut one = c.one_thread.clone().expect("one thread");
+        one.stencil = Some(crate::bench::stencil::StencilSweep {
+            points: [(65usize, 10.8), (16385, 7.07)]
+                .into_iter()
+                .map(|(n, gbps)| crate::bench::stencil::StencilPoint {
+                    side: n,
+                    sides: vec![n],
+                    working_set_bytes: 4 * n * n,
+                    gbps,
+                    ci95_gbps: [gbps, gbps],
+                    outliers: 0,
+                })
+                .collect(),
+        });
+        c.one_thread = Some(one);
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("GB/s by grid: 16.5 KiB 10.8, 1.00 GiB 7.07"),
+            "{text}"
+        );
     }
 
     #[test]

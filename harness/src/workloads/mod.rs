@@ -222,6 +222,15 @@ pub trait Workload {
         &[]
     }
 
+    /// Kernel phases that update one n × n grid of floats in place by a five-point stencil
+    /// (SOR's sweeps: a red-black colour, the skewed layout's diagonals). Where such a phase
+    /// ran on one thread, it moves between working sets by the calibration's stencil sweep,
+    /// taken at its grid's 4·n² bytes, where the calibration has one (docs/models.md §2.4,
+    /// "A stencil moves by the stencil sweep").
+    fn stencil_phases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.
     fn run(

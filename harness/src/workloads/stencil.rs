@@ -413,6 +413,16 @@ impl Workload for Sor {
         }
     }
 
+    /// In the skewed layout each diagonal is updated in place from the diagonals either
+    /// side, contiguous as a row stencil's rows are. (The plain layout's diagonals step a
+    /// row at a time, a gather: not this.)
+    fn stencil_phases(&self) -> &'static [&'static str] {
+        match self.0 {
+            Layout::Plain => &[],
+            Layout::Reordered => &["sor_diag_skewed"],
+        }
+    }
+
     fn bytes_needed(&self, size: usize) -> u64 {
         let copies = if self.0 == Layout::Reordered { 2 } else { 1 };
         super::grid_bytes(copies, size, 2, 4)
@@ -564,6 +574,11 @@ impl Workload for SorRedBlack {
 
     fn bytes_needed(&self, size: usize) -> u64 {
         super::grid_bytes(1, size, 2, 4)
+    }
+
+    /// Both colours: each is the stencil sweep's kernel.
+    fn stencil_phases(&self) -> &'static [&'static str] {
+        &["sor_rb red", "sor_rb black"]
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {
