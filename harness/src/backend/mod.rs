@@ -12,6 +12,7 @@ pub mod affinity;
 pub mod cuda;
 mod discovery;
 pub mod host;
+pub mod host_planes;
 pub mod host_pool;
 pub mod host_stream;
 pub mod nvrtc;

@@ -1,5 +1,6 @@
 //! The microbenchmark program (`kernels/microbench.kern`) and the native twins of its kernels.
 
+use crate::backend::host_planes::relax_plane_args;
 use crate::backend::host_pool::{for_each_mut, map_ranges, LINE_F32};
 use crate::backend::host_stream::{add_into, triad_into, STREAM_CHUNK};
 use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
@@ -113,6 +114,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_transpose", host_bw_transpose),
     ("bw_gather", host_bw_gather),
     ("bw_stencil", host_bw_stencil),
+    ("bw_plane", host_bw_plane),
     ("bs_copy", host_bs_copy),
     ("bs_mul", host_bs_mul),
     ("bs_add", host_bs_add),
@@ -484,6 +486,12 @@ fn host_bw_stencil(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let out = &mut a.first_mut::<u32>(4, 1)?[0];
     *out = (*out).max(change);
     Ok(())
+}
+
+/// One hyperplane of a cube on the launching thread alone, as LU-SSOR's `ssor_plane` runs
+/// on the host ([`relax_plane`]).
+fn host_bw_plane(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    relax_plane_args(a)
 }
 
 /// BabelStream's kernels have no `n`: one element per executor of the launch.

@@ -15,6 +15,7 @@ use crate::bench::bandwidth::{
     measure_bandwidth, measure_bandwidth_of, sweep_sizes as bandwidth_sizes, StreamKernel,
 };
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
+use crate::bench::hyperplane::measure_hyperplanes;
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
     levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
@@ -228,6 +229,7 @@ fn one_thread(
             )?,
             strided_read: measure_gap(ctx, Pattern::Strided, Direction::Read)?,
             stencil: Some(measure_stencil(ctx, &stencil_sizes(sizes))?),
+            hyperplanes: Some(measure_hyperplanes(ctx, &stencil_sizes(sizes))?),
         })
     });
     let alone = std::mem::replace(&mut ctx.samples, both);

@@ -23,6 +23,7 @@ use crate::backend::DeviceInfo;
 use crate::bench::babelstream::BabelStream;
 use crate::bench::bandwidth::BandwidthSweep;
 use crate::bench::gaps::GapFit;
+use crate::bench::hyperplane::HyperplaneSweep;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
 use crate::bench::stencil::StencilSweep;
@@ -243,6 +244,12 @@ pub struct OneThread {
     /// files before 2026-11-28.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stencil: Option<StencilSweep>,
+    /// The hyperplane sweep: cubes relaxed plane by plane as LU-SSOR's sweeps relax them,
+    /// upwards and downwards, by which a prediction moves the workloads' one-thread
+    /// hyperplane sweeps between working sets (docs/models.md §2.4, "A hyperplane sweep moves
+    /// by the hyperplane sweep"). `None` in files before 2026-11-28's evening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyperplanes: Option<HyperplaneSweep>,
 }
 
 /// A cache as the device or the OS reports it.

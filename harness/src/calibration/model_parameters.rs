@@ -19,6 +19,7 @@ use crate::bench::bandwidth::{
 use crate::bench::gaps::{Direction, GapFit};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
 use crate::bench::transpose::TransposeSweep;
+use crate::fit::window::PlaneOrder;
 use crate::fit::window::{DeviceFacts, OneThreadRates};
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
@@ -253,6 +254,8 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
                     .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
                     .collect()
             }),
+            hyperplanes_ascending: hyperplane_points(o, PlaneOrder::Ascending),
+            hyperplanes_descending: hyperplane_points(o, PlaneOrder::Descending),
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
@@ -395,6 +398,17 @@ fn last_cache_level(calibration: &Calibration) -> Option<(String, f64)> {
         .iter()
         .rfind(|l| l.level != "memory")
         .map(|l| (l.level.clone(), l.latency_ns))
+}
+
+/// One thread's hyperplane sweep in `order`: each cube's bytes and its rate, bytes per
+/// second; empty without the sweep.
+fn hyperplane_points(one: &crate::calibration::OneThread, order: PlaneOrder) -> Vec<(u64, f64)> {
+    one.hyperplanes.as_ref().map_or_else(Vec::new, |s| {
+        s.points
+            .iter()
+            .map(|p| (p.working_set_bytes as u64, p.gbps(order) * 1e9))
+            .collect()
+    })
 }
 
 #[cfg(test)]

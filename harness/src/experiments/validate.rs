@@ -607,7 +607,8 @@ pub fn calibrated_forecast(
                 .collect();
             // The phases that update their grid in place by a five-point stencil move by the
             // stencil sweep, taken at that grid's bytes (4·N²), where the calibration has one;
-            // the other phases on one thread by one thread's streaming rate.
+            // the hyperplane sweeps by the hyperplane sweep; the other phases on one thread
+            // by one thread's streaming rate.
             let grid = |n: usize| crate::workloads::grid_bytes(1, n, 2, 0);
             let stencil = one.and_then(|o| {
                 o.stencil_rate(grid(large))
@@ -615,11 +616,23 @@ pub fn calibrated_forecast(
                     .map(|(t, r)| (r, r / t))
             });
             let stencils = workload.stencil_phases();
+            // The phases that relax their cube one hyperplane a launch move by the
+            // hyperplane sweep in their order, taken at the cube's bytes (4·N³).
+            let cube = |n: usize| crate::workloads::grid_bytes(1, n, 3, 0);
+            let planes = |name: &str| {
+                let order = workload.hyperplane_phases().iter().find(|p| p.0 == name)?.1;
+                let o = one?;
+                o.hyperplane_rate(cube(large), order)
+                    .zip(o.hyperplane_rate(cube(size), order))
+                    .map(|(t, r)| (r, r / t))
+            };
             let own_rates = alone
                 .iter()
                 .filter(|name| !strided.contains(name))
                 .filter_map(|&name| {
-                    let own = stencil.filter(|_| stencils.contains(&name));
+                    let own = stencil
+                        .filter(|_| stencils.contains(&name))
+                        .or_else(|| planes(name));
                     if own.is_some() {
                         own_patterns.push(name.to_string());
                     }
@@ -1231,7 +1244,7 @@ mod tests {
             one_thread: Some(crate::fit::window::OneThreadRates {
                 streaming: sweep([40e9, 40e9, 30e9, 10e9]),
                 lines: sweep([20e9, 20e9, 5e9, 2e9]),
-                stencils: Vec::new(),
+                ..Default::default()
             }),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
@@ -1307,6 +1320,67 @@ mod tests {
         facts.one_thread = None;
         let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
         assert!(window.level_moves.iter().all(|m| m.own_rates.is_empty()));
+    }
+
+    #[test]
+    fn lu_ssors_sweeps_move_by_the_hyperplane_sweep_in_their_own_order() {
+        use crate::fit::window::PlaneOrder;
+        let (lu, series) = host_series("lu-ssor", &[10, 12, 14]);
+        let sweep = |rates: [f64; 4]| -> Vec<(u64, f64)> {
+            [1 << 10, 1 << 14, 1 << 20, 1 << 30]
+                .into_iter()
+                .zip(rates)
+                .collect()
+        };
+        let one = crate::fit::window::OneThreadRates {
+            streaming: sweep([40e9, 40e9, 30e9, 10e9]),
+            hyperplanes_ascending: sweep([4e9, 3e9, 2e9, 1e9]),
+            hyperplanes_descending: sweep([4e9, 3e9, 1.5e9, 0.5e9]),
+            ..Default::default()
+        };
+        let mut facts = DeviceFacts {
+            transposes: Vec::new(),
+            gathers: Vec::new(),
+            one_thread: Some(one.clone()),
+            executors: 1.0,
+            launch_seconds: Seconds(1e-9),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: sweep([100e9, 100e9, 80e9, 50e9]),
+            memory_floor: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        let target = 400;
+        let (window, _) = calibrated_forecast(lu.as_ref(), &series, &facts, target, None);
+        assert!(!window.level_moves.is_empty());
+        let cube = |n: usize| 4 * (n * n * n) as u64;
+        for m in &window.level_moves {
+            for (phase, order) in [
+                ("ssor lower", PlaneOrder::Ascending),
+                ("ssor upper", PlaneOrder::Descending),
+            ] {
+                let here = one.hyperplane_rate(cube(m.size), order).expect("a rate");
+                let there = one.hyperplane_rate(cube(target), order).expect("a rate");
+                let own = m.own_rates.iter().find(|o| o.0 == phase).expect(phase);
+                assert_eq!((own.1, own.2), (here, here / there), "{own:?}");
+            }
+            assert_eq!(m.own_patterns, ["ssor lower", "ssor upper"]);
+        }
+        // Without the sweep (calibrations before it) they move at one thread's streaming
+        // rate, as before, and are no patterns of their own.
+        facts.one_thread = Some(crate::fit::window::OneThreadRates {
+            hyperplanes_ascending: Vec::new(),
+            hyperplanes_descending: Vec::new(),
+            ..one.clone()
+        });
+        let (window, _) = calibrated_forecast(lu.as_ref(), &series, &facts, target, None);
+        for m in &window.level_moves {
+            assert!(m.own_patterns.is_empty(), "{m:?}");
+            let here = one.streaming_rate(lu.bytes_needed(m.size)).expect("a rate");
+            assert!(m.own_rates.iter().all(|o| o.1 == here), "{m:?}");
+        }
     }
 
     #[test]

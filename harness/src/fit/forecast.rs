@@ -731,7 +731,11 @@ fn move_to_target_level(
                 let line = m.line_moves.iter().find(|l| l.0 == ph.name);
                 let own = m.own_rates.iter().find(|l| l.0 == ph.name);
                 let (rate, factor) = line.or(own).map_or((m.rate, m.factor), |l| (l.1, l.2));
-                let unknown = if overlap == Overlap::AllTraffic && rate > 0.0 {
+                let own_pattern = m.own_patterns.contains(&ph.name);
+                // A phase that declares no bytes but moves by a sweep of its own access
+                // pattern (a hyperplane sweep) moves whole: the sweep's time is all of its
+                // (docs/models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep").
+                let unknown = if (overlap == Overlap::AllTraffic || own_pattern) && rate > 0.0 {
                     1.0
                 } else {
                     0.0
@@ -756,7 +760,6 @@ fn move_to_target_level(
                 // a kernel in general (its time may be its compute), but this sweep does
                 // what the phase does (docs/models.md §2.4, "A stencil moves by the stencil
                 // sweep").
-                let own_pattern = m.own_patterns.contains(&ph.name);
                 if own_pattern && factor < 1.0 {
                     return t - work * e.min(1.0) * (1.0 - factor);
                 }
@@ -878,15 +881,24 @@ fn calibrate_estimates(
                 // from the window's largest size to the target's level; so may a phase
                 // whose traffic is most of its time or whose own access pattern the
                 // calibration swept.
-                let cap = growth_capped(phases, moves, &p.name, unit)
-                    .then(|| top_move_factor(window, moves, &p.name))
-                    .flatten();
+                // A phase counted in work items that moved by a sweep of its own pattern was
+                // moved whole to the target's level at every size (step 1): nothing lies
+                // between, so its growth is capped at 1.
+                let moved_whole = unit == Unit::Item && moved_by_own_pattern(moves, &p.name);
+                let cap = if moved_whole {
+                    Some(1.0)
+                } else {
+                    growth_capped(phases, moves, &p.name, unit)
+                        .then(|| top_move_factor(window, moves, &p.name))
+                        .flatten()
+                };
                 let launches = per_size(&|ph| Some(ph.count as f64));
                 let work = Work {
                     unit,
                     amounts,
                     noise: noise.as_deref(),
                     saturates: phases.compute_bound(&p.name) || rate_flat_to_target(moves, &p.name),
+                    moved_whole,
                     launches: launches.as_deref(),
                 };
                 per_unit_estimate(&p.fractal, &work, target, cap)
@@ -1189,6 +1201,15 @@ fn growth_capped(phases: &PhaseKinds, moves: &[LevelMove], name: &str, unit: Uni
             .any(|m| m.own_patterns.iter().any(|p| p == name))
 }
 
+/// Whether every size of the window moved the phase `name` by a sweep of its own access
+/// pattern ([`LevelMove::own_patterns`]).
+fn moved_by_own_pattern(moves: &[LevelMove], name: &str) -> bool {
+    !moves.is_empty()
+        && moves
+            .iter()
+            .all(|m| m.own_patterns.iter().any(|p| p == name))
+}
+
 /// The largest move factor g_i (the rate at a size's working set over the rate at the
 /// target's) at which the calibration counts a size's rate the target's own.
 const FLAT_FACTOR: f64 = 1.1;
@@ -1229,6 +1250,9 @@ struct Work<'a> {
     /// by the calibration at every size as at the target ([`rate_flat_to_target`]): a rise
     /// in its cost per byte is estimated as saturating at the window's median.
     saturates: bool,
+    /// Counted in work items and moved whole to the target's level at every size by a
+    /// sweep of its own access pattern: it saturates at the window's median cost per item.
+    moved_whole: bool,
     /// The phase's launches at each size, where known.
     launches: Option<&'a [f64]>,
 }
@@ -1248,6 +1272,7 @@ fn per_unit_estimate(
         amounts,
         noise,
         saturates,
+        moved_whole,
         ..
     } = *phase;
     let n = amounts.len();
@@ -1317,6 +1342,15 @@ fn per_unit_estimate(
     let grown = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
         .map_or(whole, |g| g * at_target);
     let saturated = match (unit, growth_cap) {
+        // A phase counted in items that its own pattern's sweep moved whole (step 1): every
+        // size's moved cost per item estimates the target's, and it saturates at their
+        // median, as a compute-bound phase does (docs/models.md §2.4, "A hyperplane sweep
+        // moves by the hyperplane sweep").
+        (Unit::Item, _) if moved_whole => {
+            let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
+            costs.sort_by(f64::total_cmp);
+            super::stats::median_of_sorted(&costs) * at_target
+        }
         // A phase counted in items was not moved to the target's level (step 1 needs its
         // bytes): it saturates at the largest size's cost moved halfway along the cap,
         // between all of its work as compute (no move) and all of it as traffic (g_top),
@@ -1360,11 +1394,12 @@ fn per_unit_estimate(
     };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(saturated / at_target);
-    let (method, estimate) = if rise_within_noise || (saturates && unit == Unit::Byte) {
-        (CalibratedMethod::Saturated, saturated)
-    } else {
-        (CalibratedMethod::Bracket, (saturated * growth).sqrt())
-    };
+    let (method, estimate) =
+        if rise_within_noise || moved_whole || (saturates && unit == Unit::Byte) {
+            (CalibratedMethod::Saturated, saturated)
+        } else {
+            (CalibratedMethod::Bracket, (saturated * growth).sqrt())
+        };
     Some(CalibratedEstimate {
         method,
         prediction_seconds: estimate + offset,
@@ -2436,6 +2471,86 @@ mod tests {
         assert!((capped.prediction_seconds / (saturated * growth).sqrt() - 1.0).abs() < 1e-9);
         let [_, free] = uncapped.bracket_seconds.expect("a bracket");
         assert!(free > 2.0 * growth, "{free} against {growth}");
+    }
+
+    #[test]
+    fn a_phase_in_items_that_its_own_patterns_sweep_moves_moves_whole_and_saturates() {
+        // lu-ssor's lower sweep on one thread, 1.0 → 1.4 ns per point across the window
+        // (its cube from L2 into L3), and a hyperplane sweep that rates each size's cube
+        // g_i times as fast as the target's: every size moves whole, to 2.9 … 3.1 ns per point
+        // (the sweep is the kernel's own walk, so all of its time moves), and the estimate is
+        // their median, 3.0 ns, at the target's points.
+        let window = [1.0e-9, 1.1e-9, 1.2e-9, 1.3e-9, 1.4e-9];
+        let moved = [2.9e-9, 2.95e-9, 3.0e-9, 3.05e-9, 3.1e-9];
+        let s = series(
+            LU_SIZES
+                .iter()
+                .zip(window)
+                .map(|(&n, c)| {
+                    let t = c * lu_items(n as f64);
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "ssor lower".into(),
+                            median_seconds: t,
+                            count: 1,
+                            bytes: None,
+                            items: Some(lu_items(n as f64) as u64),
+                            ci95_seconds: None,
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        );
+        let moves = |own: bool| -> Vec<LevelMove> {
+            LU_SIZES
+                .iter()
+                .zip(window.iter().zip(moved))
+                .map(|(&size, (c, m))| LevelMove {
+                    size,
+                    rate: 4e9,
+                    factor: 1.5,
+                    own_rates: vec![("ssor lower".into(), 2e9, m / c)],
+                    own_patterns: if own {
+                        vec!["ssor lower".into()]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                })
+                .collect()
+        };
+        let items = lu_items(260.0);
+        let estimate = |own: bool| {
+            forecast_calibrated(&s, 260.0, &moves(own), Seconds(0.0))
+                .expect("fits")
+                .phases[0]
+                .calibrated
+                .clone()
+                .expect("calibrated")
+        };
+        let c = estimate(true);
+        assert_eq!(c.method, CalibratedMethod::Saturated);
+        assert!(
+            (c.prediction_seconds / (3.0e-9 * items) - 1.0).abs() < 1e-9,
+            "{c:?}"
+        );
+        let [saturated, growth] = c.bracket_seconds.expect("a bracket");
+        assert!((saturated / (3.0e-9 * items) - 1.0).abs() < 1e-9);
+        // Nothing lies between the moved sizes and the target: growth is capped at the
+        // largest size's moved cost (g = 1).
+        assert!((growth / (3.1e-9 * items) - 1.0).abs() < 1e-9, "{growth}");
+        assert!(c.interval_seconds[0] <= saturated && growth <= c.interval_seconds[1]);
+        // The same rates as one thread's streaming rates, no sweep of its own: the phase is
+        // not moved (nothing says how much of it is traffic), and its bracket is capped by
+        // the top size's g (2.2), below what the walk's own sweep measured.
+        let plain = estimate(false);
+        assert_eq!(plain.method, CalibratedMethod::Bracket);
+        assert!(
+            plain.prediction_seconds < 0.9 * c.prediction_seconds,
+            "{plain:?}"
+        );
     }
 
     #[test]

@@ -75,8 +75,19 @@ pub struct DeviceFacts {
     pub one_thread: Option<OneThreadRates>,
 }
 
+/// The order in which a hyperplane sweep visits its planes i + j + k = h (LU-SSOR's sweeps,
+/// the calibration's hyperplane sweep).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlaneOrder {
+    /// h upwards: LU-SSOR's lower sweep.
+    Ascending,
+    /// h downwards: its upper sweep.
+    Descending,
+}
+
 /// The streaming and line sweeps measured with every launch on one thread.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct OneThreadRates {
     /// As [`DeviceFacts::streaming`], on one thread.
     pub streaming: Vec<(u64, f64)>,
@@ -86,6 +97,12 @@ pub struct OneThreadRates {
     /// which one colour of red-black SOR updated it in place (empty in calibrations before
     /// 2026-11-28).
     pub stencils: Vec<(u64, f64)>,
+    /// The hyperplane sweep's points with the planes visited upwards: a cube's bytes and the
+    /// rate, bytes per second (8 per point), at which LU-SSOR's walk relaxed it (empty in
+    /// calibrations before the evening of 2026-11-28).
+    pub hyperplanes_ascending: Vec<(u64, f64)>,
+    /// As [`Self::hyperplanes_ascending`], the planes visited downwards.
+    pub hyperplanes_descending: Vec<(u64, f64)>,
 }
 
 impl OneThreadRates {
@@ -108,6 +125,18 @@ impl OneThreadRates {
     /// (docs/models.md §2.4, "A stencil moves by the stencil sweep").
     pub fn stencil_rate(&self, bytes: u64) -> Option<f64> {
         interpolated_rate(&self.stencils, bytes)
+    }
+
+    /// The rate at which a hyperplane sweep visiting its planes in `order` relaxes a cube of
+    /// `bytes`, bytes per second (8 per point), from the hyperplane sweep: interpolated as
+    /// [`Self::stencil_rate`] is, for the same reason (a walk's cost per point need not rise
+    /// monotonically with the working set); `None` without the sweep (docs/models.md §2.4,
+    /// "A hyperplane sweep moves by the hyperplane sweep").
+    pub fn hyperplane_rate(&self, bytes: u64, order: PlaneOrder) -> Option<f64> {
+        match order {
+            PlaneOrder::Ascending => interpolated_rate(&self.hyperplanes_ascending, bytes),
+            PlaneOrder::Descending => interpolated_rate(&self.hyperplanes_descending, bytes),
+        }
     }
 }
 
@@ -478,8 +507,8 @@ mod tests {
             .collect();
         let one = OneThreadRates {
             streaming: points.clone(),
-            lines: Vec::new(),
             stencils: points,
+            ..OneThreadRates::default()
         };
         let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-9;
         assert!(close(one.stencil_rate(40 << 20).expect("rate"), 4e9));
@@ -491,12 +520,9 @@ mod tests {
         // The streaming rule over the same points rates the band as memory: nothing slower
         // at any larger size.
         assert!(close(one.streaming_rate(40 << 20).expect("rate"), 7e9));
-        let none = OneThreadRates {
-            streaming: Vec::new(),
-            lines: Vec::new(),
-            stencils: Vec::new(),
-        };
+        let none = OneThreadRates::default();
         assert_eq!(none.stencil_rate(1 << 20), None);
+        assert_eq!(none.hyperplane_rate(1 << 20, PlaneOrder::Ascending), None);
     }
 
     fn device() -> DeviceFacts {

@@ -302,6 +302,7 @@ mod tests {
             bandwidth: sweep(&[StreamKernel::Copy, StreamKernel::Triad], 40.0),
             strided_read: c.gaps[0].clone(),
             stencil: None,
+            hyperplanes: None,
         });
         let after = labels(&c);
         assert_eq!(after.len(), before.len() + 2);

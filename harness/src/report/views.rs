@@ -186,6 +186,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
     if let Some(line) = c.one_thread.as_ref().and_then(stencil_line) {
         out.push_str(&line);
     }
+    if let Some(line) = c.one_thread.as_ref().and_then(hyperplane_line) {
+        out.push_str(&line);
+    }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
         out.push_str(&babelstream_table(bs));
@@ -296,21 +299,47 @@ fn stencil_line(one: &crate::calibration::OneThread) -> Option<String> {
     if points.is_empty() {
         return None;
     }
-    let size = |b: usize| {
-        if b >= 1 << 30 {
-            format!("{} GiB", sig(b as f64 / f64::from(1u32 << 30), 3))
-        } else if b >= 1 << 20 {
-            format!("{} MiB", sig(b as f64 / f64::from(1u32 << 20), 3))
-        } else {
-            format!("{} KiB", sig(b as f64 / 1024.0, 3))
-        }
-    };
     let rates: Vec<String> = points
         .iter()
-        .map(|p| format!("{} {}", size(p.working_set_bytes), sig(p.gbps, 3)))
+        .map(|p| format!("{} {}", binary_size(p.working_set_bytes), sig(p.gbps, 3)))
         .collect();
     Some(format!(
         "row stencil on one thread (one colour of red-black SOR in place, 8 bytes per cell; the median of three grids' sides), GB/s by grid: {}\n",
+        rates.join(", ")
+    ))
+}
+
+/// `16.5 KiB`, `1.00 GiB`: a working set in binary units, three significant digits.
+fn binary_size(b: usize) -> String {
+    if b >= 1 << 30 {
+        format!("{} GiB", sig(b as f64 / f64::from(1u32 << 30), 3))
+    } else if b >= 1 << 20 {
+        format!("{} MiB", sig(b as f64 / f64::from(1u32 << 20), 3))
+    } else {
+        format!("{} KiB", sig(b as f64 / 1024.0, 3))
+    }
+}
+
+/// The hyperplane sweep's rates at every cube it measured, upwards/downwards, one line;
+/// `None` without the sweep (calibrations before the evening of 2026-11-28).
+fn hyperplane_line(one: &crate::calibration::OneThread) -> Option<String> {
+    let points = &one.hyperplanes.as_ref()?.points;
+    if points.is_empty() {
+        return None;
+    }
+    let rates: Vec<String> = points
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {}/{}",
+                binary_size(p.working_set_bytes),
+                sig(p.ascending_gbps, 3),
+                sig(p.descending_gbps, 3)
+            )
+        })
+        .collect();
+    Some(format!(
+        "hyperplane sweep on one thread (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; the median of three cubes' sides), GB/s by cube: {}\n",
         rates.join(", ")
     ))
 }
@@ -786,6 +815,7 @@ mod tests {
             bandwidth: sweep,
             strided_read: c.gaps[0].clone(),
             stencil: None,
+            hyperplanes: None,
         });
         let text = calibration_summary(&c);
         assert!(text.contains("the same on one thread, GB/s"), "{text}");
@@ -814,6 +844,32 @@ mod tests {
         let text = calibration_summary(&c);
         assert!(
             text.contains("GB/s by grid: 16.5 KiB 10.8, 1.00 GiB 7.07"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("hyperplane sweep"),
+            "no sweep, no line: {text}"
+        );
+        let mut one = c.one_thread.clone().expect("one thread");
+        one.hyperplanes = Some(crate::bench::hyperplane::HyperplaneSweep {
+            points: [(161usize, 2.31, 2.17), (647, 0.98, 0.66)]
+                .into_iter()
+                .map(|(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
+                    side: n,
+                    sides: vec![n],
+                    working_set_bytes: 4 * n * n * n,
+                    ascending_gbps: up,
+                    ascending_ci95_gbps: [up, up],
+                    descending_gbps: down,
+                    descending_ci95_gbps: [down, down],
+                    outliers: 0,
+                })
+                .collect(),
+        });
+        c.one_thread = Some(one);
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("GB/s by cube: 15.9 MiB 2.31/2.17, 1.01 GiB 0.980/0.660"),
             "{text}"
         );
     }

@@ -10,10 +10,11 @@
 //! the matrix the 7-point Laplacian, so the sweeps' dependency structure and launch pattern
 //! are LU's, the arithmetic per point is ~1/25 of it.
 
-use super::grid3d::relax;
 use super::session::{compare, Session};
 use super::{check_cube, finish, RunResult, Workload, WorkloadError};
+use crate::backend::host_planes::relax_point as relax;
 use crate::backend::{Arg, Device};
+use crate::fit::window::PlaneOrder;
 
 /// The relaxation factor ω.
 pub const OMEGA: f32 = 1.2;
@@ -55,6 +56,14 @@ impl Workload for LuSsor {
 
     fn bytes_needed(&self, size: usize) -> u64 {
         super::grid_bytes(1, size, 3, 0)
+    }
+
+    /// The lower sweep visits the planes upwards, the upper downwards.
+    fn hyperplane_phases(&self) -> &'static [(&'static str, PlaneOrder)] {
+        &[
+            ("ssor lower", PlaneOrder::Ascending),
+            ("ssor upper", PlaneOrder::Descending),
+        ]
     }
 
     /// The mean hyperplane: (n − 2)³ points over 3n − 8 planes.

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::backend::{BackendError, Device};
+use crate::fit::window::PlaneOrder;
 pub use phases::{PhaseRecorder, PhaseTiming};
 
 /// Errors of a workload run.
@@ -228,6 +229,15 @@ pub trait Workload {
     /// taken at its grid's 4·n² bytes, where the calibration has one (docs/models.md §2.4,
     /// "A stencil moves by the stencil sweep").
     fn stencil_phases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Kernel phases that relax an n³ grid in place one hyperplane i + j + k = h per launch
+    /// (LU-SSOR's sweeps), with the order in which they visit the planes. Where such a phase
+    /// ran on one thread, it moves between working sets by the calibration's hyperplane sweep
+    /// in that order, taken at the grid's 4·n³ bytes, where the calibration has one
+    /// (docs/models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep").
+    fn hyperplane_phases(&self) -> &'static [(&'static str, PlaneOrder)] {
         &[]
     }
 
