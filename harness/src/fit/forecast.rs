@@ -881,10 +881,12 @@ fn calibrate_estimates(
                 // from the window's largest size to the target's level; so may a phase
                 // whose traffic is most of its time or whose own access pattern the
                 // calibration swept.
-                // A phase counted in work items that moved by a sweep of its own pattern was
-                // moved whole to the target's level at every size (step 1): nothing lies
-                // between, so its growth is capped at 1.
-                let moved_whole = unit == Unit::Item && moved_by_own_pattern(moves, &p.name);
+                // A phase that moved by a sweep of its own pattern at every size stands at the
+                // target's level there (step 1): it saturates at its moved costs' median. One
+                // counted in work items was moved whole, so nothing lies between and its
+                // growth is capped at 1.
+                let own_pattern = moved_by_own_pattern(moves, &p.name);
+                let moved_whole = unit == Unit::Item && own_pattern;
                 let cap = if moved_whole {
                     Some(1.0)
                 } else {
@@ -897,7 +899,9 @@ fn calibrate_estimates(
                     unit,
                     amounts,
                     noise: noise.as_deref(),
-                    saturates: phases.compute_bound(&p.name) || rate_flat_to_target(moves, &p.name),
+                    saturates: phases.compute_bound(&p.name)
+                        || rate_flat_to_target(moves, &p.name)
+                        || own_pattern,
                     moved_whole,
                     launches: launches.as_deref(),
                 };
@@ -1246,8 +1250,9 @@ struct Work<'a> {
     amounts: &'a [f64],
     /// Each moved median's own variance, from its 95 % interval, where known.
     noise: Option<&'a [f64]>,
-    /// Compute-bound at the window's largest size ([`PhaseKinds::compute_bound`]), or rated
-    /// by the calibration at every size as at the target ([`rate_flat_to_target`]): a rise
+    /// Compute-bound at the window's largest size ([`PhaseKinds::compute_bound`]), rated by
+    /// the calibration at every size as at the target ([`rate_flat_to_target`]), or moved at
+    /// every size by a sweep of its own access pattern ([`LevelMove::own_patterns`]): a rise
     /// in its cost per byte is estimated as saturating at the window's median.
     saturates: bool,
     /// Counted in work items and moved whole to the target's level at every size by a
@@ -1361,7 +1366,10 @@ fn per_unit_estimate(
         // alike (its compute does not change with the level, and step 1 charged each size
         // the target's traffic), so it saturates at their median, which a hump at the top
         // of the window does not carry (docs/models.md §2.4, "Saturated"). So does a phase
-        // whose every size the calibration rates as the target: no level lies between.
+        // whose every size the calibration rates as the target: no level lies between. So
+        // does a phase that a sweep of its own pattern moved at every size: what still rises
+        // across its window is where the sweep and the kernel disagree about a band of
+        // working sets, not a level still to come (docs/models.md §2.4, "Saturated").
         (Unit::Byte, _) if saturates => {
             let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
             costs.sort_by(f64::total_cmp);
@@ -3056,6 +3064,71 @@ mod tests {
         assert!(lo <= truth && truth <= hi, "{swept:?}");
         let carried = estimate(false);
         assert!(carried.prediction_seconds > 1.5 * truth, "{carried:?}");
+    }
+
+    #[test]
+    fn a_band_the_sweep_places_above_a_window_size_is_the_windows_median_not_its_top() {
+        // Host sor-rb on the Intel VM of run 71: a colour cost 1.0 ns per cell a launch below
+        // the band and 2.2 in it at the window's top two sizes, where the stencil sweep put
+        // the band above the fourth (g = 1 there, ½ at the fifth). Moved by the sweep, the
+        // sizes cost 1.0, 1.0, 1.0, 2.2 and 1.2 ns: every one of them stands at the target's
+        // level, so the estimate is their median, the target's 1.0 ns, and not the top two's
+        // mean carried on (+70 %).
+        let sizes = [1983usize, 2358, 2805, 3336, 3967];
+        let cost = [1.0e-9, 1.0e-9, 1.0e-9, 2.2e-9, 2.2e-9];
+        let sweep = [1.0e-9, 1.0e-9, 1.0e-9, 1.0e-9, 2.0e-9];
+        let s = series(
+            sizes
+                .iter()
+                .zip(cost)
+                .map(|(&n, c)| {
+                    let t = c * (n * n) as f64 * 10.0;
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "sor_rb red".into(),
+                            median_seconds: t,
+                            count: 10,
+                            bytes: Some(8 * 10 * (n * n) as u64),
+                            items: None,
+                            ci95_seconds: Some([0.995 * t, 1.005 * t]),
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        );
+        let moves: Vec<LevelMove> = sizes
+            .iter()
+            .zip(sweep)
+            .map(|(&size, c)| {
+                let rate = 8.0 / c;
+                let own = ("sor_rb red".to_string(), rate, rate / (8.0 / 1.0e-9));
+                LevelMove {
+                    size,
+                    rate: 4.0 * rate,
+                    factor: 1.0,
+                    own_rates: vec![own.clone()],
+                    own_patterns: vec![own.0],
+                    ..Default::default()
+                }
+            })
+            .collect();
+        let target = 15868usize;
+        let truth = 1.0e-9 * (target * target) as f64 * 10.0;
+        let c = forecast_calibrated(&s, target as f64, &moves, Seconds(0.0))
+            .expect("fits")
+            .phases[0]
+            .calibrated
+            .clone()
+            .expect("calibrated");
+        assert_eq!(c.method, CalibratedMethod::Saturated);
+        assert!((c.prediction_seconds / truth - 1.0).abs() < 0.01, "{c:?}");
+        let [lo, hi] = c.interval_seconds;
+        assert!(lo <= truth && truth <= hi, "{c:?}");
+        // The bracket above it still reaches the top size's moved cost.
+        let [_, growth] = c.bracket_seconds.expect("a bracket");
+        assert!(growth > 1.1 * truth, "{c:?}");
     }
 
     #[test]
