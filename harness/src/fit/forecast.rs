@@ -364,11 +364,12 @@ pub struct LevelMove {
     /// transposing sweep's instead, where it has one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
-    /// The phases among [`Self::line_moves`] whose rate is a sweep of their own access
-    /// pattern (the calibration's transposing or gathering sweep): how much slower the
-    /// target's level is for them the calibration measured with a kernel that does what
-    /// they do, which bounds how far their cost can still rise (docs/models.md §2.4,
-    /// "Saturated").
+    /// The phases among [`Self::line_moves`] and [`Self::own_rates`] whose rate is a sweep of
+    /// their own access pattern (the calibration's transposing, gathering, stencil or
+    /// hyperplane sweep): how much slower the target's level is for them the calibration
+    /// measured with a kernel that does what they do, which bounds how far their cost can
+    /// still rise, and a phase moved so at every size saturates at its moved costs' median
+    /// (docs/models.md §2.4, "Saturated").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub own_patterns: Vec<String>,
     /// For each other kernel phase that ran on one thread at this size (a host twin that is
@@ -1346,12 +1347,20 @@ fn per_unit_estimate(
     }
     let grown = top_growth(&fractal.sizes, &work, amounts, &order[n - 3..], target)
         .map_or(whole, |g| g * at_target);
+    // Every size's moved cost estimates the target's alike: a compute-bound phase's, one the
+    // calibration rates at every size as the target, one a sweep of its own pattern moved.
+    let at_median = moved_whole || (saturates && unit == Unit::Byte);
     let saturated = match (unit, growth_cap) {
-        // A phase counted in items that its own pattern's sweep moved whole (step 1): every
-        // size's moved cost per item estimates the target's, and it saturates at their
-        // median, as a compute-bound phase does (docs/models.md §2.4, "A hyperplane sweep
-        // moves by the hyperplane sweep").
-        (Unit::Item, _) if moved_whole => {
+        // A compute-bound phase: its compute does not change with the level, and step 1
+        // charged each size the target's traffic, so it saturates at the moved costs' median,
+        // which a hump at the top of the window does not carry (docs/models.md §2.4,
+        // "Saturated"). So does a phase whose every size the calibration rates as the target
+        // (no level lies between), and one that a sweep of its own pattern moved at every
+        // size: what still rises across its window is where the sweep and the kernel
+        // disagree about a band of working sets, not a level still to come. A phase counted
+        // in items that such a sweep moved whole likewise (docs/models.md §2.4, "A
+        // hyperplane sweep moves by the hyperplane sweep").
+        _ if at_median => {
             let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
             costs.sort_by(f64::total_cmp);
             super::stats::median_of_sorted(&costs) * at_target
@@ -1362,19 +1371,6 @@ fn per_unit_estimate(
         // and never below the top two sizes' cost (docs/models.md §2.4, "Bracket").
         (Unit::Item, Some(g)) => (work[largest] / amounts[largest] * (1.0 + g) / 2.0 * at_target)
             .max(per_unit * at_target),
-        // A compute-bound phase: every size's moved cost per byte estimates the target's
-        // alike (its compute does not change with the level, and step 1 charged each size
-        // the target's traffic), so it saturates at their median, which a hump at the top
-        // of the window does not carry (docs/models.md §2.4, "Saturated"). So does a phase
-        // whose every size the calibration rates as the target: no level lies between. So
-        // does a phase that a sweep of its own pattern moved at every size: what still rises
-        // across its window is where the sweep and the kernel disagree about a band of
-        // working sets, not a level still to come (docs/models.md §2.4, "Saturated").
-        (Unit::Byte, _) if saturates => {
-            let mut costs: Vec<f64> = (0..n).map(|i| work[i] / amounts[i]).collect();
-            costs.sort_by(f64::total_cmp);
-            super::stats::median_of_sorted(&costs) * at_target
-        }
         _ => per_unit * at_target,
     };
     let rise_within_noise = unit == Unit::Byte
@@ -1402,12 +1398,11 @@ fn per_unit_estimate(
     };
     let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
         per_unit_field(saturated / at_target);
-    let (method, estimate) =
-        if rise_within_noise || moved_whole || (saturates && unit == Unit::Byte) {
-            (CalibratedMethod::Saturated, saturated)
-        } else {
-            (CalibratedMethod::Bracket, (saturated * growth).sqrt())
-        };
+    let (method, estimate) = if rise_within_noise || at_median {
+        (CalibratedMethod::Saturated, saturated)
+    } else {
+        (CalibratedMethod::Bracket, (saturated * growth).sqrt())
+    };
     Some(CalibratedEstimate {
         method,
         prediction_seconds: estimate + offset,
@@ -2998,17 +2993,10 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_band_its_own_patterns_sweep_shows_is_moved_out_of_the_window() {
-        // Host sor-rb on the Intel VM of runs 66–69: a colour cost 1.0 ns per cell a launch
-        // with the grid below the band and 2.0 in it (the window's top four sizes), and the
-        // stencil sweep, the phase's own pattern, ran as much slower there (g = ½ against the
-        // target's rate, the phase's share of it 1: e·g = ½). Each band size shrinks by
-        // w·min(e, 1)·(1 − g) to the target's 1.0 ns; the estimate is the target's cost, where
-        // without the sweep the band is carried on.
-        let sizes = [1983usize, 2358, 2805, 3336, 3967];
-        let cost = [1.0e-9, 2.0e-9, 2.0e-9, 2.0e-9, 2.0e-9];
-        let s = series(
+    /// One colour of sor-rb over `sizes`, ten launches a run, `cost[i]` seconds per cell and
+    /// launch, 8 bytes per cell, each median known to ±0.5 %.
+    fn colour_series(sizes: &[usize], cost: &[f64]) -> SeriesMedians {
+        series(
             sizes
                 .iter()
                 .zip(cost)
@@ -3028,7 +3016,20 @@ mod tests {
                     }
                 })
                 .collect(),
-        );
+        )
+    }
+
+    #[test]
+    fn a_band_its_own_patterns_sweep_shows_is_moved_out_of_the_window() {
+        // Host sor-rb on the Intel VM of runs 66–69: a colour cost 1.0 ns per cell a launch
+        // with the grid below the band and 2.0 in it (the window's top four sizes), and the
+        // stencil sweep, the phase's own pattern, ran as much slower there (g = ½ against the
+        // target's rate, the phase's share of it 1: e·g = ½). Each band size shrinks by
+        // w·min(e, 1)·(1 − g) to the target's 1.0 ns; the estimate is the target's cost, where
+        // without the sweep the band is carried on.
+        let sizes = [1983usize, 2358, 2805, 3336, 3967];
+        let cost = [1.0e-9, 2.0e-9, 2.0e-9, 2.0e-9, 2.0e-9];
+        let s = colour_series(&sizes, &cost);
         let moves = |patterned: bool| -> Vec<LevelMove> {
             sizes
                 .iter()
@@ -3077,27 +3078,7 @@ mod tests {
         let sizes = [1983usize, 2358, 2805, 3336, 3967];
         let cost = [1.0e-9, 1.0e-9, 1.0e-9, 2.2e-9, 2.2e-9];
         let sweep = [1.0e-9, 1.0e-9, 1.0e-9, 1.0e-9, 2.0e-9];
-        let s = series(
-            sizes
-                .iter()
-                .zip(cost)
-                .map(|(&n, c)| {
-                    let t = c * (n * n) as f64 * 10.0;
-                    SizeMedians {
-                        size: n,
-                        phases: vec![PhaseMedian {
-                            name: "sor_rb red".into(),
-                            median_seconds: t,
-                            count: 10,
-                            bytes: Some(8 * 10 * (n * n) as u64),
-                            items: None,
-                            ci95_seconds: Some([0.995 * t, 1.005 * t]),
-                        }],
-                        total_seconds: t,
-                    }
-                })
-                .collect(),
-        );
+        let s = colour_series(&sizes, &cost);
         let moves: Vec<LevelMove> = sizes
             .iter()
             .zip(sweep)
