@@ -2377,6 +2377,32 @@ mod tests {
             .collect()
     }
 
+    /// lu-ssor's lower sweep over [`LU_SIZES`], one launch a run, `cost[i]` seconds per
+    /// point, no bytes declared.
+    fn lu_lower_at(cost: &[f64]) -> SeriesMedians {
+        series(
+            LU_SIZES
+                .iter()
+                .zip(cost)
+                .map(|(&n, c)| {
+                    let t = c * lu_items(n as f64);
+                    SizeMedians {
+                        size: n,
+                        phases: vec![PhaseMedian {
+                            name: "ssor lower".into(),
+                            median_seconds: t,
+                            count: 1,
+                            bytes: None,
+                            items: Some(lu_items(n as f64) as u64),
+                            ci95_seconds: None,
+                        }],
+                        total_seconds: t,
+                    }
+                })
+                .collect(),
+        )
+    }
+
     #[test]
     fn a_phase_that_counts_only_its_work_items_is_a_line_in_items() {
         // A line in items, extrapolated with the exact number of items at the target, and
@@ -2428,26 +2454,7 @@ mod tests {
         // slower than the top size's (g = 1.5): even all of its work as traffic would cost
         // 1.5 × 2.4 ns an item there, so the growth is capped at that.
         let cost = |n: usize| if n == 65 { 2.4e-9 } else { 1.4e-9 };
-        let s = series(
-            LU_SIZES
-                .iter()
-                .map(|&n| {
-                    let t = cost(n) * lu_items(n as f64);
-                    SizeMedians {
-                        size: n,
-                        phases: vec![PhaseMedian {
-                            name: "ssor lower".into(),
-                            median_seconds: t,
-                            count: 1,
-                            bytes: None,
-                            items: Some(lu_items(n as f64) as u64),
-                            ci95_seconds: None,
-                        }],
-                        total_seconds: t,
-                    }
-                })
-                .collect(),
-        );
+        let s = lu_lower_at(&LU_SIZES.map(cost));
         let estimate = |factor: f64| {
             forecast_calibrated(&s, 260.0, &lu_moves(&LU_SIZES, factor), Seconds(0.0))
                 .expect("fits")
@@ -2485,27 +2492,7 @@ mod tests {
         // their median, 3.0 ns, at the target's points.
         let window = [1.0e-9, 1.1e-9, 1.2e-9, 1.3e-9, 1.4e-9];
         let moved = [2.9e-9, 2.95e-9, 3.0e-9, 3.05e-9, 3.1e-9];
-        let s = series(
-            LU_SIZES
-                .iter()
-                .zip(window)
-                .map(|(&n, c)| {
-                    let t = c * lu_items(n as f64);
-                    SizeMedians {
-                        size: n,
-                        phases: vec![PhaseMedian {
-                            name: "ssor lower".into(),
-                            median_seconds: t,
-                            count: 1,
-                            bytes: None,
-                            items: Some(lu_items(n as f64) as u64),
-                            ci95_seconds: None,
-                        }],
-                        total_seconds: t,
-                    }
-                })
-                .collect(),
-        );
+        let s = lu_lower_at(&window);
         let moves = |own: bool| -> Vec<LevelMove> {
             LU_SIZES
                 .iter()
