@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bandwidth::rate_of;
 use super::stencil::SIDE_STEPS;
-use super::{verify, BenchContext, BenchError};
+use super::{verify_values, BenchContext, BenchError};
 use crate::backend::host_planes::{plane_row, relax_point};
 use crate::backend::{download_f32, upload_f32, Arg, Buffer, Launch};
 use crate::fit::window::PlaneOrder;
@@ -278,17 +278,8 @@ fn check(ctx: &BenchContext<'_>, n: usize) -> Result<(), BenchError> {
     let got = download_f32(ctx.device, &a, n * n * n)?;
     drop(a);
     let want = expected(n);
-    let bad = (0..n * n * n).find(|&x| (got[x] - want[x]).abs() > 1e-5 * want[x].abs().max(1.0));
-    verify(bad.is_none(), &format!("bw_plane at n = {n}"), || {
-        let x = bad.unwrap_or(0);
-        format!(
-            "point ({}, {}, {}) is {}, the update gives {}",
-            x / (n * n),
-            x / n % n,
-            x % n,
-            got[x],
-            want[x]
-        )
+    verify_values(&format!("bw_plane at n = {n}"), &got, &want, |x| {
+        format!("({}, {}, {})", x / (n * n), x / n % n, x % n)
     })
 }
 

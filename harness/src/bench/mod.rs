@@ -184,6 +184,28 @@ impl<'d> BenchContext<'d> {
     }
 }
 
+/// Fail with a mismatch unless every value of `got` lies within a part in 10⁵ of `want`'s
+/// (a device may contract an update into fused multiply-adds); the first that does not is
+/// named by `point` (its index as coordinates) with both values.
+pub fn verify_values(
+    benchmark: &str,
+    got: &[f32],
+    want: &[f32],
+    point: impl Fn(usize) -> String,
+) -> Result<(), BenchError> {
+    let bad = (0..want.len().min(got.len()))
+        .find(|&x| (got[x] - want[x]).abs() > 1e-5 * want[x].abs().max(1.0));
+    verify(bad.is_none() && got.len() == want.len(), benchmark, || {
+        let x = bad.unwrap_or(0);
+        format!(
+            "point {} is {}, the update gives {}",
+            point(x),
+            got.get(x).copied().unwrap_or(f32::NAN),
+            want.get(x).copied().unwrap_or(f32::NAN)
+        )
+    })
+}
+
 /// Fail with a mismatch unless `ok`.
 pub fn verify(
     ok: bool,
