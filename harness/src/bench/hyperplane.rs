@@ -23,8 +23,9 @@
 //! (2026-11-28); with two warm planes, 12–13 ascending. W's rate is the median of three
 //! sides' (bytes ×0.92, ×1, ×1.08, as [`super::stencil::SIDE_STEPS`]). The sweep runs where
 //! the workloads' one-thread twins run: on the host's launching thread alone
-//! ([`crate::calibration::OneThread`]). Each cube is then checked: a fresh one, its middle
-//! plane relaxed by one launch, every point compared with the update computed here.
+//! ([`crate::calibration::OneThread`]). Each cube is checked before it is timed: its middle
+//! plane relaxed by one launch, every point compared with the update computed here; both
+//! orders then time that cube.
 
 use serde::{Deserialize, Serialize};
 
@@ -159,17 +160,17 @@ pub fn measure_hyperplanes(
         let mut outliers = 0;
         for n in cube_sides(bytes) {
             sides.push(n);
+            let cube = checked_cube(ctx, n)?;
             for (slot, order) in [PlaneOrder::Ascending, PlaneOrder::Descending]
                 .into_iter()
                 .enumerate()
             {
-                let (m, timed) = measure_cube(ctx, n, order)?;
+                let (m, timed) = measure_cube(ctx, &cube, n, order)?;
                 outliers += m.summary.outliers;
                 if let Some(rate) = rate_of(8.0 * timed as f64, &m) {
                     rates[slot].push(rate);
                 }
             }
-            check(ctx, n)?;
         }
         if rates.iter().any(Vec::is_empty) {
             continue;
@@ -195,17 +196,16 @@ pub fn measure_hyperplanes(
     Ok(HyperplaneSweep { points })
 }
 
-/// One cube of side n in `order`: measured (its samples kept under
-/// `hyperplane_s/<order>/<bytes>`), and the points one sample times.
+/// Cube `a` of side n walked in `order`: measured (its samples kept under
+/// `hyperplane_s/<order>/<bytes>`), and the points one sample times. The walk's cost does not
+/// depend on the values it finds, so both orders time the one checked cube.
 fn measure_cube(
     ctx: &mut BenchContext<'_>,
+    a: &Buffer,
     n: usize,
     order: PlaneOrder,
 ) -> Result<(super::Measured, usize), BenchError> {
-    let source: Vec<f32> = (0..n * n * n).map(source_value).collect();
-    let a = upload_f32(ctx.device, &source)?;
-    drop(source);
-    let launch = Launch::tiles2(n - 2, n - 2, ctx.group().max(1));
+    let launch = plane_launch(ctx, n);
     let groups = plane_groups(n, order);
     let timed: usize = groups
         .iter()
@@ -220,15 +220,14 @@ fn measure_cube(
         let mut seconds = 0.0;
         for (warm, timed) in &groups {
             for &h in warm {
-                ctx.launch("bw_plane", &launch, &args(&a, n, h))?;
+                ctx.launch("bw_plane", &launch, &args(a, n, h))?;
             }
             for &h in timed {
-                seconds += ctx.launch("bw_plane", &launch, &args(&a, n, h))?.0;
+                seconds += ctx.launch("bw_plane", &launch, &args(a, n, h))?.0;
             }
         }
         Ok(seconds)
     })?;
-    drop(a);
     ctx.record(&name, &m);
     Ok((m, timed))
 }
@@ -245,42 +244,54 @@ fn args(a: &Buffer, n: usize, h: usize) -> [Arg<'_>; 5] {
     ]
 }
 
+/// The launch over one plane of a cube of side n: a work item per (i, j) of the interior.
+fn plane_launch(ctx: &BenchContext<'_>, n: usize) -> Launch {
+    Launch::tiles2(n - 2, n - 2, ctx.group().max(1))
+}
+
 /// The middle plane of a cube of side n.
 fn middle_plane(n: usize) -> usize {
     3 * (n - 2) / 2 + 1
 }
 
-/// The starting cube of side n with its middle plane relaxed, computed here point by point
-/// in lexicographic order (the plane's points read only the planes either side, which it
-/// leaves alone).
-fn expected(n: usize) -> Vec<f32> {
-    let mut cube: Vec<f32> = (0..n * n * n).map(source_value).collect();
+/// The starting cube of side n: [`source_value`] at every point.
+fn starting_cube(n: usize) -> Vec<f32> {
+    (0..n * n * n).map(source_value).collect()
+}
+
+/// Relax the middle plane of `cube` (side n) here, point by point in lexicographic order
+/// (the plane's points read only the planes either side, which it leaves alone).
+fn relax_middle_plane(cube: &mut [f32], n: usize) {
     let (w6, keep) = weights();
     let h = middle_plane(n);
     for i in 1..n - 1 {
         for j in 1..n - 1 {
             if let Some(k) = h.checked_sub(i + j).filter(|k| (1..n - 1).contains(k)) {
-                relax_point(&mut cube, n, (i * n + j) * n + k, w6, keep);
+                relax_point(cube, n, (i * n + j) * n + k, w6, keep);
             }
         }
     }
-    cube
 }
 
-/// One launch over a fresh cube's middle plane against the update computed here: every point
-/// within a part in 10⁵ (a device may contract the update into fused multiply-adds).
-fn check(ctx: &BenchContext<'_>, n: usize) -> Result<(), BenchError> {
-    let source: Vec<f32> = (0..n * n * n).map(source_value).collect();
-    let a = upload_f32(ctx.device, &source)?;
-    drop(source);
-    let launch = Launch::tiles2(n - 2, n - 2, ctx.group().max(1));
-    ctx.launch("bw_plane", &launch, &args(&a, n, middle_plane(n)))?;
+/// The starting cube of side n uploaded, its middle plane relaxed by one launch, and every
+/// point checked against the update computed here, within a part in 10⁵ (a device may
+/// contract the update into fused multiply-adds); the cube is then the one the sweep times.
+/// One upload, one launch and one download per cube: the check costs the sweep's largest
+/// working sets a copy of the cube, not a second cube built from scratch.
+fn checked_cube(ctx: &BenchContext<'_>, n: usize) -> Result<Buffer, BenchError> {
+    let mut want = starting_cube(n);
+    let a = upload_f32(ctx.device, &want)?;
+    ctx.launch(
+        "bw_plane",
+        &plane_launch(ctx, n),
+        &args(&a, n, middle_plane(n)),
+    )?;
     let got = download_f32(ctx.device, &a, n * n * n)?;
-    drop(a);
-    let want = expected(n);
+    relax_middle_plane(&mut want, n);
     verify_values(&format!("bw_plane at n = {n}"), &got, &want, |x| {
         format!("({}, {}, {})", x / (n * n), x / n % n, x % n)
-    })
+    })?;
+    Ok(a)
 }
 
 #[cfg(test)]
@@ -341,8 +352,9 @@ mod tests {
     #[test]
     fn the_check_expects_the_middle_plane_moved_and_every_other_point_kept() {
         let n = 9;
-        let before: Vec<f32> = (0..n * n * n).map(source_value).collect();
-        let after = expected(n);
+        let before = starting_cube(n);
+        let mut after = before.clone();
+        relax_middle_plane(&mut after, n);
         let h = middle_plane(n);
         let mut moved = 0;
         for i in 0..n {

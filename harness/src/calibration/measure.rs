@@ -118,9 +118,12 @@ pub fn calibrate(
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
     let one_thread = if info.backend == BackendKind::Host {
-        let measured = one_thread(&mut ctx, &streaming_sizes, &latency_levels)?;
-        stages.lap("one thread's rates");
-        Some(measured)
+        Some(one_thread(
+            &mut ctx,
+            &streaming_sizes,
+            &latency_levels,
+            &mut stages,
+        )?)
     } else {
         None
     };
@@ -212,24 +215,33 @@ pub fn calibrate(
 
 /// The host's copy and triad sweep and its strided read sweep once more, every launch on the
 /// launching thread alone ([`host_pool::solo`]): the rates a host twin that is one loop meets
-/// (docs/models.md §2.4). Their raw samples go under `one_thread/`, beside the two-core ones.
+/// (docs/models.md §2.4). Their raw samples go under `one_thread/`, beside the two-core ones;
+/// each of the three sweeps is a stage of its own on `stages`.
 fn one_thread(
     ctx: &mut BenchContext<'_>,
     sizes: &[usize],
     levels: &[crate::bench::latency::LatencyLevel],
+    stages: &mut StageClock,
 ) -> Result<OneThread, BenchError> {
     let both = std::mem::take(&mut ctx.samples);
     let measured = host_pool::solo(|| -> Result<OneThread, BenchError> {
+        let bandwidth = measure_bandwidth_of(
+            ctx,
+            &[StreamKernel::Copy, StreamKernel::Triad],
+            sizes,
+            levels,
+        )?;
+        let strided_read = measure_gap(ctx, Pattern::Strided, Direction::Read)?;
+        stages.lap("one thread's streaming and strided sweeps");
+        let stencil = measure_stencil(ctx, &stencil_sizes(sizes))?;
+        stages.lap("one thread's stencil sweep");
+        let hyperplanes = measure_hyperplanes(ctx, &stencil_sizes(sizes))?;
+        stages.lap("one thread's hyperplane sweep");
         Ok(OneThread {
-            bandwidth: measure_bandwidth_of(
-                ctx,
-                &[StreamKernel::Copy, StreamKernel::Triad],
-                sizes,
-                levels,
-            )?,
-            strided_read: measure_gap(ctx, Pattern::Strided, Direction::Read)?,
-            stencil: Some(measure_stencil(ctx, &stencil_sizes(sizes))?),
-            hyperplanes: Some(measure_hyperplanes(ctx, &stencil_sizes(sizes))?),
+            bandwidth,
+            strided_read,
+            stencil: Some(stencil),
+            hyperplanes: Some(hyperplanes),
         })
     });
     let alone = std::mem::replace(&mut ctx.samples, both);
@@ -421,7 +433,8 @@ mod tests {
         let mut ctx = BenchContext::new(&device, SamplingPlan::quick(), true).expect("a context");
         ctx.samples
             .insert("bandwidth_copy_s/65536".into(), vec![1.0]);
-        let one = one_thread(&mut ctx, &[64 << 10, 1 << 20], &[]).expect("measured");
+        let mut stages = StageClock::start();
+        let one = one_thread(&mut ctx, &[64 << 10, 1 << 20], &[], &mut stages).expect("measured");
         // Copy and triad at every working set, verified, at a finite rate.
         let kernels: Vec<StreamKernel> = one.bandwidth.curves.iter().map(|c| c.kernel).collect();
         assert_eq!(kernels, vec![StreamKernel::Copy, StreamKernel::Triad]);
@@ -451,5 +464,15 @@ mod tests {
         assert_eq!(rates.streaming.len(), 4);
         assert!(rates.streaming_rate(1 << 20).is_some_and(|r| r > 0.0));
         assert!(rates.line_rate(1 << 20).is_some_and(|r| r > 0.0));
+        // Each of its three sweeps is a stage of the calibration's wall time.
+        let laps: Vec<&str> = stages.laps.iter().map(|l| l.stage.as_str()).collect();
+        assert_eq!(
+            laps,
+            [
+                "one thread's streaming and strided sweeps",
+                "one thread's stencil sweep",
+                "one thread's hyperplane sweep"
+            ]
+        );
     }
 }
