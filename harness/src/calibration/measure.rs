@@ -115,6 +115,14 @@ pub fn calibrate(
     stages.lap("transposing sweep");
     let gathers = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
     stages.lap("gathering sweep");
+    // The host's workloads walk their planes on one thread: its sweep is one thread's.
+    let hyperplanes = if info.backend == BackendKind::Host {
+        None
+    } else {
+        let swept = measure_hyperplanes(&mut ctx, &stencil_sizes(&streaming_sizes))?;
+        stages.lap("hyperplane sweep");
+        Some(swept)
+    };
     let babelstream = measure_babelstream(&mut ctx)?;
     stages.lap("BabelStream");
     let one_thread = if info.backend == BackendKind::Host {
@@ -207,6 +215,7 @@ pub fn calibrate(
         one_thread,
         transposes: Some(transposes),
         gathers: Some(gathers),
+        hyperplanes,
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,

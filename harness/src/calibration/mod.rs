@@ -216,6 +216,13 @@ pub struct Calibration {
     /// sweep"). `None` in files before 2026-11-27's second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gathers: Option<TransposeSweep>,
+    /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels
+    /// run ([`OneThread::hyperplanes`] is the host's, whose workloads walk their planes on
+    /// one thread): by it a prediction moves those kernels between working sets (docs/
+    /// models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep"). `None` on the host
+    /// and in files before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyperplanes: Option<HyperplaneSweep>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.

@@ -17,10 +17,10 @@ use crate::bench::bandwidth::{
     BandwidthCurve, BandwidthPoint, BandwidthSweep, LevelBandwidth, StreamKernel,
 };
 use crate::bench::gaps::{Direction, GapFit};
+use crate::bench::hyperplane::HyperplaneSweep;
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
 use crate::bench::transpose::TransposeSweep;
-use crate::fit::window::PlaneOrder;
-use crate::fit::window::{DeviceFacts, OneThreadRates};
+use crate::fit::window::{DeviceFacts, HyperplaneRates, OneThreadRates, PlaneOrder};
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
 use crate::units::{Parameter, Seconds};
 
@@ -254,11 +254,11 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
                     .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
                     .collect()
             }),
-            hyperplanes_ascending: hyperplane_points(o, PlaneOrder::Ascending),
-            hyperplanes_descending: hyperplane_points(o, PlaneOrder::Descending),
+            hyperplanes: hyperplane_rates(o.hyperplanes.as_ref()),
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
+        hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref()),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
@@ -400,15 +400,21 @@ fn last_cache_level(calibration: &Calibration) -> Option<(String, f64)> {
         .map(|l| (l.level.clone(), l.latency_ns))
 }
 
-/// One thread's hyperplane sweep in `order`: each cube's bytes and its rate, bytes per
+/// A hyperplane sweep's points in each order: each cube's bytes and its rate, bytes per
 /// second; empty without the sweep.
-fn hyperplane_points(one: &crate::calibration::OneThread, order: PlaneOrder) -> Vec<(u64, f64)> {
-    one.hyperplanes.as_ref().map_or_else(Vec::new, |s| {
-        s.points
-            .iter()
-            .map(|p| (p.working_set_bytes as u64, p.gbps(order) * 1e9))
-            .collect()
-    })
+fn hyperplane_rates(sweep: Option<&HyperplaneSweep>) -> HyperplaneRates {
+    let points = |order: PlaneOrder| {
+        sweep.map_or_else(Vec::new, |s| {
+            s.points
+                .iter()
+                .map(|p| (p.working_set_bytes as u64, p.gbps(order) * 1e9))
+                .collect()
+        })
+    };
+    HyperplaneRates {
+        ascending: points(PlaneOrder::Ascending),
+        descending: points(PlaneOrder::Descending),
+    }
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@ use crate::fit::forecast::{
 use crate::fit::jumps::Jump;
 use crate::fit::stats::median_of_sorted;
 use crate::fit::window::{
-    choose_window, choose_window_any_level, choose_window_unsaturated, DeviceFacts, SizeFacts,
-    WindowChoice, OVERHEAD_LIMIT, RELAXED_OVERHEAD_LIMIT,
+    choose_window, choose_window_any_level, choose_window_unsaturated, DeviceFacts,
+    HyperplaneRates, SizeFacts, WindowChoice, OVERHEAD_LIMIT, RELAXED_OVERHEAD_LIMIT,
 };
 use crate::units::Seconds;
 use crate::workloads::{Workload, WorkloadError};
@@ -617,22 +617,25 @@ pub fn calibrated_forecast(
             });
             let stencils = workload.stencil_phases();
             // The phases that relax their cube one hyperplane a launch move by the
-            // hyperplane sweep in their order, taken at the cube's bytes (4·N³).
+            // hyperplane sweep in their order, taken at the cube's bytes (4·N³): one
+            // thread's where they ran on one thread, the device's where they were its own
+            // launches.
             let cube = |n: usize| crate::workloads::grid_bytes(1, n, 3, 0);
-            let planes = |name: &str| {
+            let planes = |name: &str, rates: Option<&HyperplaneRates>| {
                 let order = workload.hyperplane_phases().iter().find(|p| p.0 == name)?.1;
-                let o = one?;
-                o.hyperplane_rate(cube(large), order)
-                    .zip(o.hyperplane_rate(cube(size), order))
+                let rates = rates?;
+                rates
+                    .rate(cube(large), order)
+                    .zip(rates.rate(cube(size), order))
                     .map(|(t, r)| (r, r / t))
             };
-            let own_rates = alone
+            let mut own_rates: Vec<(String, f64, f64)> = alone
                 .iter()
                 .filter(|name| !strided.contains(name))
                 .filter_map(|&name| {
                     let own = stencil
                         .filter(|_| stencils.contains(&name))
-                        .or_else(|| planes(name));
+                        .or_else(|| planes(name, one.map(|o| &o.hyperplanes)));
                     if own.is_some() {
                         own_patterns.push(name.to_string());
                     }
@@ -640,6 +643,15 @@ pub fn calibrated_forecast(
                     Some((name.to_string(), r, g))
                 })
                 .collect();
+            for &(name, _) in workload.hyperplane_phases() {
+                if alone.contains(&name) || strided.contains(&name) {
+                    continue;
+                }
+                if let Some((r, g)) = planes(name, Some(&device.hyperplanes)) {
+                    own_patterns.push(name.to_string());
+                    own_rates.push((name.to_string(), r, g));
+                }
+            }
             let latency_moves = target_latency
                 .zip(device.latency_of(working_set))
                 .map(|(t, here)| {
@@ -923,6 +935,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -970,6 +983,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("memory".into(), 1 << 30)],
@@ -1071,6 +1085,7 @@ mod tests {
             one_thread: None,
             transposes: sweep(transposes),
             gathers: gathers.map_or_else(Vec::new, sweep),
+            hyperplanes: HyperplaneRates::default(),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
@@ -1179,6 +1194,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 3000.0,
             launch_seconds: Seconds(1e-9),
             levels: vec![("L2".into(), 1 << 15), ("memory".into(), 1 << 30)],
@@ -1241,6 +1257,7 @@ mod tests {
         let mut facts = DeviceFacts {
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             one_thread: Some(crate::fit::window::OneThreadRates {
                 streaming: sweep([40e9, 40e9, 30e9, 10e9]),
                 lines: sweep([20e9, 20e9, 5e9, 2e9]),
@@ -1334,13 +1351,16 @@ mod tests {
         };
         let one = crate::fit::window::OneThreadRates {
             streaming: sweep([40e9, 40e9, 30e9, 10e9]),
-            hyperplanes_ascending: sweep([4e9, 3e9, 2e9, 1e9]),
-            hyperplanes_descending: sweep([4e9, 3e9, 1.5e9, 0.5e9]),
+            hyperplanes: HyperplaneRates {
+                ascending: sweep([4e9, 3e9, 2e9, 1e9]),
+                descending: sweep([4e9, 3e9, 1.5e9, 0.5e9]),
+            },
             ..Default::default()
         };
         let mut facts = DeviceFacts {
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             one_thread: Some(one.clone()),
             executors: 1.0,
             launch_seconds: Seconds(1e-9),
@@ -1361,8 +1381,8 @@ mod tests {
                 ("ssor lower", PlaneOrder::Ascending),
                 ("ssor upper", PlaneOrder::Descending),
             ] {
-                let here = one.hyperplane_rate(cube(m.size), order).expect("a rate");
-                let there = one.hyperplane_rate(cube(target), order).expect("a rate");
+                let here = one.hyperplanes.rate(cube(m.size), order).expect("a rate");
+                let there = one.hyperplanes.rate(cube(target), order).expect("a rate");
                 let own = m.own_rates.iter().find(|o| o.0 == phase).expect(phase);
                 assert_eq!((own.1, own.2), (here, here / there), "{own:?}");
             }
@@ -1371,8 +1391,7 @@ mod tests {
         // Without the sweep (calibrations before it) they move at one thread's streaming
         // rate, as before, and are no patterns of their own.
         facts.one_thread = Some(crate::fit::window::OneThreadRates {
-            hyperplanes_ascending: Vec::new(),
-            hyperplanes_descending: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             ..one.clone()
         });
         let (window, _) = calibrated_forecast(lu.as_ref(), &series, &facts, target, None);
@@ -1381,6 +1400,36 @@ mod tests {
             let here = one.streaming_rate(lu.bytes_needed(m.size)).expect("a rate");
             assert!(m.own_rates.iter().all(|o| o.1 == here), "{m:?}");
         }
+        // Where the sweeps were the device's own launches (not one thread's), they move by
+        // the device's own hyperplane sweep, not one thread's.
+        let mut launched = series.clone();
+        for ph in launched.points.iter_mut().flat_map(|p| &mut p.phases) {
+            ph.threads = None;
+        }
+        facts.one_thread = Some(one.clone());
+        facts.hyperplanes = HyperplaneRates {
+            ascending: sweep([8e9, 8e9, 6e9, 4e9]),
+            descending: sweep([8e9, 8e9, 5e9, 2e9]),
+        };
+        let (window, _) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
+        assert!(!window.level_moves.is_empty());
+        for m in &window.level_moves {
+            for (phase, order) in [
+                ("ssor lower", PlaneOrder::Ascending),
+                ("ssor upper", PlaneOrder::Descending),
+            ] {
+                let rates = &facts.hyperplanes;
+                let here = rates.rate(cube(m.size), order).expect("a rate");
+                let there = rates.rate(cube(target), order).expect("a rate");
+                let own = m.own_rates.iter().find(|o| o.0 == phase).expect(phase);
+                assert_eq!((own.1, own.2), (here, here / there), "{own:?}");
+            }
+            assert_eq!(m.own_patterns, ["ssor lower", "ssor upper"]);
+        }
+        // With neither sweep, no own pattern.
+        facts.hyperplanes = HyperplaneRates::default();
+        let (window, _) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
+        assert!(window.level_moves.iter().all(|m| m.own_patterns.is_empty()));
     }
 
     #[test]
@@ -1389,6 +1438,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],

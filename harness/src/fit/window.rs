@@ -73,6 +73,10 @@ pub struct DeviceFacts {
     /// The rates one thread meets, where the calibration measured them (the host): a kernel
     /// that ran on one thread moves between levels at these (docs/models.md §2.4).
     pub one_thread: Option<OneThreadRates>,
+    /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels
+    /// run (every device but the host, whose workloads walk their planes on one thread:
+    /// [`OneThreadRates::hyperplanes`]); empty where not measured.
+    pub hyperplanes: HyperplaneRates,
 }
 
 /// The order in which a hyperplane sweep visits its planes i + j + k = h (LU-SSOR's sweeps,
@@ -97,12 +101,9 @@ pub struct OneThreadRates {
     /// which one colour of red-black SOR updated it in place (empty in calibrations before
     /// 2026-11-28).
     pub stencils: Vec<(u64, f64)>,
-    /// The hyperplane sweep's points with the planes visited upwards: a cube's bytes and the
-    /// rate, bytes per second (8 per point), at which LU-SSOR's walk relaxed it (empty in
-    /// calibrations before the evening of 2026-11-28).
-    pub hyperplanes_ascending: Vec<(u64, f64)>,
-    /// As [`Self::hyperplanes_ascending`], the planes visited downwards.
-    pub hyperplanes_descending: Vec<(u64, f64)>,
+    /// The hyperplane sweep on one thread (empty in calibrations before the evening of
+    /// 2026-11-28): the host's workloads walk their planes there.
+    pub hyperplanes: HyperplaneRates,
 }
 
 impl OneThreadRates {
@@ -126,16 +127,28 @@ impl OneThreadRates {
     pub fn stencil_rate(&self, bytes: u64) -> Option<f64> {
         interpolated_rate(&self.stencils, bytes)
     }
+}
 
-    /// The rate at which a hyperplane sweep visiting its planes in `order` relaxes a cube of
-    /// `bytes`, bytes per second (8 per point), from the hyperplane sweep: interpolated as
-    /// [`Self::stencil_rate`] is, for the same reason (a walk's cost per point need not rise
-    /// monotonically with the working set); `None` without the sweep (docs/models.md §2.4,
-    /// "A hyperplane sweep moves by the hyperplane sweep").
-    pub fn hyperplane_rate(&self, bytes: u64, order: PlaneOrder) -> Option<f64> {
+/// A hyperplane sweep's points in each order of its planes: a cube's bytes and the rate,
+/// bytes per second (8 per point), at which LU-SSOR's walk relaxed it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HyperplaneRates {
+    /// The planes visited upwards.
+    pub ascending: Vec<(u64, f64)>,
+    /// The planes visited downwards.
+    pub descending: Vec<(u64, f64)>,
+}
+
+impl HyperplaneRates {
+    /// The rate at which the walk visiting its planes in `order` relaxes a cube of `bytes`,
+    /// bytes per second: interpolated as [`OneThreadRates::stencil_rate`] is, for the same
+    /// reason (a walk's cost per point need not rise monotonically with the working set);
+    /// `None` without the sweep (docs/models.md §2.4, "A hyperplane sweep moves by the
+    /// hyperplane sweep").
+    pub fn rate(&self, bytes: u64, order: PlaneOrder) -> Option<f64> {
         match order {
-            PlaneOrder::Ascending => interpolated_rate(&self.hyperplanes_ascending, bytes),
-            PlaneOrder::Descending => interpolated_rate(&self.hyperplanes_descending, bytes),
+            PlaneOrder::Ascending => interpolated_rate(&self.ascending, bytes),
+            PlaneOrder::Descending => interpolated_rate(&self.descending, bytes),
         }
     }
 }
@@ -347,7 +360,7 @@ pub struct WindowChoice {
 /// working set is `target_bytes`.
 ///
 /// ```
-/// use harness::fit::window::{choose_window, DeviceFacts, SizeFacts};
+/// use harness::fit::window::{choose_window, DeviceFacts, HyperplaneRates, SizeFacts};
 /// use harness::units::Seconds;
 /// let device = DeviceFacts {
 ///     executors: 1000.0,
@@ -362,6 +375,7 @@ pub struct WindowChoice {
 ///     one_thread: None,
 ///     transposes: Vec::new(),
 ///     gathers: Vec::new(),
+///     hyperplanes: HyperplaneRates::default(),
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -522,7 +536,7 @@ mod tests {
         assert!(close(one.streaming_rate(40 << 20).expect("rate"), 7e9));
         let none = OneThreadRates::default();
         assert_eq!(none.stencil_rate(1 << 20), None);
-        assert_eq!(none.hyperplane_rate(1 << 20, PlaneOrder::Ascending), None);
+        assert_eq!(none.hyperplanes.rate(1 << 20, PlaneOrder::Ascending), None);
     }
 
     fn device() -> DeviceFacts {
@@ -530,6 +544,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
             levels: vec![
@@ -745,6 +760,7 @@ mod tests {
             one_thread: None,
             transposes: Vec::new(),
             gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],

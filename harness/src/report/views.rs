@@ -186,8 +186,14 @@ fn bandwidth_tables(c: &Calibration) -> String {
     if let Some(line) = c.one_thread.as_ref().and_then(stencil_line) {
         out.push_str(&line);
     }
-    if let Some(line) = c.one_thread.as_ref().and_then(hyperplane_line) {
-        out.push_str(&line);
+    let one_thread_planes = c.one_thread.as_ref().and_then(|o| o.hyperplanes.as_ref());
+    for (sweep, on) in [
+        (one_thread_planes, " on one thread"),
+        (c.hyperplanes.as_ref(), ""),
+    ] {
+        if let Some(line) = sweep.and_then(|s| hyperplane_line(s, on)) {
+            out.push_str(&line);
+        }
     }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
@@ -321,9 +327,10 @@ fn binary_size(b: usize) -> String {
 }
 
 /// The hyperplane sweep's rates at every cube it measured, upwards/downwards, one line;
-/// `None` without the sweep (calibrations before the evening of 2026-11-28).
-fn hyperplane_line(one: &crate::calibration::OneThread) -> Option<String> {
-    let points = &one.hyperplanes.as_ref()?.points;
+/// `on` says where it ran (" on one thread", or "" for the device's own launches); `None`
+/// for a sweep with no point.
+fn hyperplane_line(sweep: &crate::bench::hyperplane::HyperplaneSweep, on: &str) -> Option<String> {
+    let points = &sweep.points;
     if points.is_empty() {
         return None;
     }
@@ -339,7 +346,7 @@ fn hyperplane_line(one: &crate::calibration::OneThread) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "hyperplane sweep on one thread (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; the median of three cubes' sides), GB/s by cube: {}\n",
+        "hyperplane sweep{on} (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; the median of three cubes' sides), GB/s by cube: {}\n",
         rates.join(", ")
     ))
 }
@@ -866,10 +873,26 @@ mod tests {
                 })
                 .collect(),
         });
+        let planes = one.hyperplanes.clone();
         c.one_thread = Some(one);
         let text = calibration_summary(&c);
         assert!(
+            text.contains(
+                "hyperplane sweep on one thread (LU-SSOR's planes i + j + k = h relaxed in place"
+            ),
+            "{text}"
+        );
+        assert!(
             text.contains("GB/s by cube: 15.9 MiB 2.31/2.17, 1.01 GiB 0.980/0.660"),
+            "{text}"
+        );
+        // The device's own sweep (every device but the host) has a line of its own.
+        c.one_thread = None;
+        c.hyperplanes = planes;
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("\nhyperplane sweep (LU-SSOR's planes")
+                && text.contains("GB/s by cube: 15.9 MiB 2.31/2.17"),
             "{text}"
         );
     }
