@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use harness::backend::{discover, select, BackendKind, DeviceList, DeviceSelector};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::Calibration;
+use harness::fit::window::PlaneOrder;
 
 fn devices() -> &'static std::sync::Mutex<DeviceList> {
     static LIST: OnceLock<std::sync::Mutex<DeviceList>> = OnceLock::new();
@@ -130,6 +131,51 @@ fn opencl_parameters_are_positive_with_intervals() {
 fn opencl_l1_latency_is_below_memory_latency() {
     if let Some(c) = quick_calibration(BackendKind::Opencl) {
         check_hierarchy(c);
+    }
+}
+
+/// The hyperplane sweep ran where the device's workloads walk their planes: with the device's
+/// own launches on OpenCL, on one thread on the host; every cube's rate positive, inside its
+/// interval.
+fn check_hyperplanes(c: &Calibration, kind: BackendKind) {
+    let (sweep, other) = match kind {
+        BackendKind::Host => {
+            let one = c.one_thread.as_ref().expect("one thread's rates");
+            (one.hyperplanes.as_ref(), c.hyperplanes.as_ref())
+        }
+        _ => (
+            c.hyperplanes.as_ref(),
+            c.one_thread.as_ref().and_then(|o| o.hyperplanes.as_ref()),
+        ),
+    };
+    assert!(other.is_none(), "one sweep per device: {:?}", c.device.name);
+    let sweep = sweep.expect("the hyperplane sweep ran");
+    assert!(!sweep.points.is_empty());
+    for p in &sweep.points {
+        for order in [PlaneOrder::Ascending, PlaneOrder::Descending] {
+            let [lo, hi] = p.ci95_gbps(order);
+            assert!(p.gbps(order) > 0.0 && p.gbps(order).is_finite(), "{p:?}");
+            assert!(lo <= p.gbps(order) && p.gbps(order) <= hi, "{p:?}");
+        }
+    }
+}
+
+#[test]
+fn the_host_sweeps_its_hyperplanes_on_one_thread() {
+    check_hyperplanes(
+        quick_calibration(BackendKind::Host).unwrap(),
+        BackendKind::Host,
+    );
+}
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn opencl_sweeps_its_hyperplanes_with_its_own_launches() {
+    if let Some(c) = quick_calibration(BackendKind::Opencl) {
+        check_hyperplanes(c, BackendKind::Opencl);
     }
 }
 

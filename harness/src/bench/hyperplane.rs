@@ -81,6 +81,14 @@ impl HyperplanePoint {
             PlaneOrder::Descending => self.descending_gbps,
         }
     }
+
+    /// The rate's 95 % interval in `order`, GB/s.
+    pub fn ci95_gbps(&self, order: PlaneOrder) -> [f64; 2] {
+        match order {
+            PlaneOrder::Ascending => self.ascending_ci95_gbps,
+            PlaneOrder::Descending => self.descending_ci95_gbps,
+        }
+    }
 }
 
 /// The whole sweep.
@@ -136,6 +144,25 @@ pub fn plane_groups(n: usize, order: PlaneOrder) -> Vec<(Vec<usize>, Vec<usize>)
             (warm, timed)
         })
         .collect()
+}
+
+/// The points one sample times on a cube of side n in `order` ([`plane_groups`]).
+pub fn timed_points(n: usize, order: PlaneOrder) -> usize {
+    plane_groups(n, order)
+        .iter()
+        .flat_map(|g| &g.1)
+        .map(|&h| plane_points(n, h))
+        .sum()
+}
+
+/// The key of a cube's raw samples (seconds per sample) in the calibration's samples:
+/// `hyperplane_s/<order>/<bytes>`.
+pub fn sample_key(n: usize, order: PlaneOrder) -> String {
+    let order = match order {
+        PlaneOrder::Ascending => "ascending",
+        PlaneOrder::Descending => "descending",
+    };
+    format!("hyperplane_s/{order}/{}", 4 * n * n * n)
 }
 
 /// Point x of the starting cube: a quadratic in x modulo 1021, exact in f32, so that every
@@ -207,15 +234,8 @@ fn measure_cube(
 ) -> Result<(super::Measured, usize), BenchError> {
     let launch = plane_launch(ctx, n);
     let groups = plane_groups(n, order);
-    let timed: usize = groups
-        .iter()
-        .flat_map(|g| &g.1)
-        .map(|&h| plane_points(n, h))
-        .sum();
-    let name = match order {
-        PlaneOrder::Ascending => format!("hyperplane_s/ascending/{}", 4 * n * n * n),
-        PlaneOrder::Descending => format!("hyperplane_s/descending/{}", 4 * n * n * n),
-    };
+    let timed = timed_points(n, order);
+    let name = sample_key(n, order);
     let m = ctx.measure(&name, || {
         let mut seconds = 0.0;
         for (warm, timed) in &groups {

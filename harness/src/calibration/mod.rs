@@ -218,9 +218,9 @@ pub struct Calibration {
     pub gathers: Option<TransposeSweep>,
     /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels
     /// run ([`OneThread::hyperplanes`] is the host's, whose workloads walk their planes on
-    /// one thread): by it a prediction moves those kernels between working sets (docs/
-    /// models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep"). `None` on the host
-    /// and in files before 2026-11-29.
+    /// one thread): by it a prediction moves those kernels between working sets
+    /// (docs/models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep"). `None` on
+    /// the host and in files before suite run 74 (2026-11-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperplanes: Option<HyperplaneSweep>,
     /// The sampling plan used.

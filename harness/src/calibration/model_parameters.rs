@@ -10,6 +10,8 @@
 //! [`window_facts`] gives the fractal fit's window rules the same calibration's n, L and
 //! cache levels.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::Calibration;
@@ -17,7 +19,7 @@ use crate::bench::bandwidth::{
     BandwidthCurve, BandwidthPoint, BandwidthSweep, LevelBandwidth, StreamKernel,
 };
 use crate::bench::gaps::{Direction, GapFit};
-use crate::bench::hyperplane::HyperplaneSweep;
+use crate::bench::hyperplane::{sample_key, timed_points, HyperplanePoint, HyperplaneSweep};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
 use crate::bench::transpose::TransposeSweep;
 use crate::fit::window::{DeviceFacts, HyperplaneRates, OneThreadRates, PlaneOrder};
@@ -254,11 +256,15 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
                     .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
                     .collect()
             }),
-            hyperplanes: hyperplane_rates(o.hyperplanes.as_ref()),
+            hyperplanes: hyperplane_rates(
+                o.hyperplanes.as_ref(),
+                &calibration.samples,
+                super::ONE_THREAD_SAMPLES,
+            ),
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
-        hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref()),
+        hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)
@@ -401,8 +407,13 @@ fn last_cache_level(calibration: &Calibration) -> Option<(String, f64)> {
 }
 
 /// A hyperplane sweep's points in each order: each cube's bytes and its rate, bytes per
-/// second; empty without the sweep.
-fn hyperplane_rates(sweep: Option<&HyperplaneSweep>) -> HyperplaneRates {
+/// second, and its sides' spread ([`side_spread`]) where the raw samples are kept under
+/// `prefix` in `samples`; empty without the sweep.
+fn hyperplane_rates(
+    sweep: Option<&HyperplaneSweep>,
+    samples: &BTreeMap<String, Vec<f64>>,
+    prefix: &str,
+) -> HyperplaneRates {
     let points = |order: PlaneOrder| {
         sweep.map_or_else(Vec::new, |s| {
             s.points
@@ -411,16 +422,101 @@ fn hyperplane_rates(sweep: Option<&HyperplaneSweep>) -> HyperplaneRates {
                 .collect()
         })
     };
+    let sides = |order: PlaneOrder| {
+        sweep.map_or_else(Vec::new, |s| {
+            s.points
+                .iter()
+                .filter_map(|p| {
+                    let spread = side_spread(p, order, samples, prefix)?;
+                    Some((p.working_set_bytes as u64, spread))
+                })
+                .collect()
+        })
+    };
     HyperplaneRates {
         ascending: points(PlaneOrder::Ascending),
         descending: points(PlaneOrder::Descending),
+        ascending_sides: sides(PlaneOrder::Ascending),
+        descending_sides: sides(PlaneOrder::Descending),
     }
+}
+
+/// The slowest and the fastest of a hyperplane point's sides' rates in `order`, bytes per
+/// second: 8 bytes per point one sample times over the median of the side's raw samples (as
+/// the sweep rated it); `None` where a side's samples are missing.
+fn side_spread(
+    point: &HyperplanePoint,
+    order: PlaneOrder,
+    samples: &BTreeMap<String, Vec<f64>>,
+    prefix: &str,
+) -> Option<[f64; 2]> {
+    let mut rates = Vec::with_capacity(point.sides.len());
+    for &n in &point.sides {
+        let mut times: Vec<f64> = samples
+            .get(&format!("{prefix}{}", sample_key(n, order)))?
+            .iter()
+            .copied()
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .collect();
+        if times.is_empty() {
+            return None;
+        }
+        times.sort_by(f64::total_cmp);
+        let median = crate::fit::stats::median_of_sorted(&times);
+        rates.push(8.0 * timed_points(n, order) as f64 / median);
+    }
+    let slowest = rates.iter().copied().reduce(f64::min)?;
+    let fastest = rates.iter().copied().reduce(f64::max)?;
+    Some([slowest, fastest])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::calibration::test_fixture;
+
+    #[test]
+    fn the_hyperplane_sweeps_spread_is_its_slowest_and_fastest_cube() {
+        let mut c = test_fixture();
+        let point = crate::bench::hyperplane::HyperplanePoint {
+            side: 9,
+            sides: vec![7, 9, 11],
+            working_set_bytes: 4 * 9 * 9 * 9,
+            ascending_gbps: 1.0,
+            ascending_ci95_gbps: [0.9, 1.1],
+            descending_gbps: 2.0,
+            descending_ci95_gbps: [1.8, 2.2],
+            outliers: 0,
+        };
+        c.hyperplanes = Some(HyperplaneSweep {
+            points: vec![point],
+        });
+        // Each side's median sample: 1, 2 and 3 µs upwards; the downward samples of side 11
+        // are missing.
+        for (n, micros) in [(7, 1.0), (9, 2.0), (11, 3.0)] {
+            let times = vec![micros * 1e-6, micros * 0.9e-6, micros * 1.5e-6];
+            c.samples
+                .insert(sample_key(n, PlaneOrder::Ascending), times.clone());
+            if n != 11 {
+                c.samples
+                    .insert(sample_key(n, PlaneOrder::Descending), times);
+            }
+        }
+        let facts = window_facts(&c);
+        let rate = |n: usize, micros: f64| {
+            8.0 * timed_points(n, PlaneOrder::Ascending) as f64 / (micros * 1e-6)
+        };
+        let (bytes, [slowest, fastest]) = facts.hyperplanes.ascending_sides[0];
+        assert_eq!(bytes, 4 * 9 * 9 * 9);
+        let all = [rate(7, 1.0), rate(9, 2.0), rate(11, 3.0)];
+        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = all.iter().copied().fold(0.0, f64::max);
+        assert!((slowest / lo - 1.0).abs() < 1e-12 && (fastest / hi - 1.0).abs() < 1e-12);
+        assert_eq!(facts.hyperplanes.ascending, vec![(bytes, 1e9)]);
+        // A side without samples: no spread for that order.
+        assert!(facts.hyperplanes.descending_sides.is_empty());
+        assert_eq!(facts.hyperplanes.descending, vec![(bytes, 2e9)]);
+    }
 
     #[test]
     fn the_streaming_spread_is_the_median_over_the_fastest_tenth_copy_and_triad_pooled() {

@@ -444,6 +444,63 @@ fn at_target_rate(moves: &[LevelMove], rate: f64, measured: f64) -> Vec<LevelMov
         .collect()
 }
 
+/// `moves` with each hyperplane phase's g_i taken to the slowest (`slow`) or the fastest of
+/// the cubes its hyperplane sweep measured at the target's working set
+/// ([`HyperplaneRates::rate_spread`]) instead of their median, the sweep one thread's or the
+/// device's as the phase ran: the target's cube is none of them, and may run as any. Each
+/// size's own rate stays the median: the estimate takes the median over the window's sizes,
+/// and a side near a power of two (one of three at 8 MiB ran at half its neighbours' rate on
+/// one Intel VM) is the window's own sizes' no more than the target's. Empty where no
+/// phase's sweep has the spread (docs/models.md §2.4, "A hyperplane sweep moves by the
+/// hyperplane sweep").
+fn at_plane_bounds(
+    moves: &[LevelMove],
+    workload: &dyn Workload,
+    series: &Series,
+    device: &DeviceFacts,
+    large: usize,
+    slow: bool,
+) -> Vec<LevelMove> {
+    let cube = |n: usize| crate::workloads::grid_bytes(1, n, 3, 0);
+    let mut changed = false;
+    let bounded = moves
+        .iter()
+        .map(|m| {
+            let alone: Vec<&str> = series
+                .points
+                .iter()
+                .filter(|p| p.size == m.size)
+                .flat_map(one_thread_phases)
+                .collect();
+            let mut m = m.clone();
+            for own in &mut m.own_rates {
+                let Some(&(_, order)) = workload.hyperplane_phases().iter().find(|p| p.0 == own.0)
+                else {
+                    continue;
+                };
+                let rates = if alone.contains(&own.0.as_str()) {
+                    device.one_thread.as_ref().map(|o| &o.hyperplanes)
+                } else {
+                    Some(&device.hyperplanes)
+                };
+                let Some([slowest, fastest]) =
+                    rates.and_then(|r| r.rate_spread(cube(large), order))
+                else {
+                    continue;
+                };
+                own.2 = own.1 / if slow { slowest } else { fastest };
+                changed = true;
+            }
+            m
+        })
+        .collect();
+    if changed {
+        bounded
+    } else {
+        Vec::new()
+    }
+}
+
 /// The calibrated forecast for one large size (docs/models.md §2.4): every saturated,
 /// unflagged, not overhead-dominated small size (launches × L at most [`OVERHEAD_LIMIT`] of
 /// its time, or [`RELAXED_OVERHEAD_LIMIT`] where fewer than three sizes pass that, with a
@@ -728,6 +785,16 @@ pub fn calibrated_forecast(
         }
         _ => Vec::new(),
     };
+    // The hyperplane sweep's rate at the target is the median of its cubes': the interval
+    // reaches the moves at the slowest and the fastest of them too.
+    let planes_slow = at_plane_bounds(&level_moves, workload, series, device, large, true);
+    let planes_fast = at_plane_bounds(&level_moves, workload, series, device, large, false);
+    if !planes_slow.is_empty() {
+        notes.push(
+            "the hyperplane sweeps moved by the hyperplane sweep: the interval reaches the moves at its slowest and fastest cubes' rates at the target's working set"
+                .to_string(),
+        );
+    }
     let forecast = if choice.accepted.len() < 3 {
         notes.push(format!(
             "only {} small size(s) are saturated and not overhead-dominated, 3 are needed",
@@ -741,7 +808,7 @@ pub fn calibrated_forecast(
             &medians,
             large as f64,
             &level_moves,
-            &[&slower, &faster],
+            &[&slower, &faster, &planes_slow, &planes_fast],
             device.launch_seconds,
         ) {
             Ok(f) => Some(f),
@@ -1354,6 +1421,7 @@ mod tests {
             hyperplanes: HyperplaneRates {
                 ascending: sweep([4e9, 3e9, 2e9, 1e9]),
                 descending: sweep([4e9, 3e9, 1.5e9, 0.5e9]),
+                ..Default::default()
             },
             ..Default::default()
         };
@@ -1410,6 +1478,7 @@ mod tests {
         facts.hyperplanes = HyperplaneRates {
             ascending: sweep([8e9, 8e9, 6e9, 4e9]),
             descending: sweep([8e9, 8e9, 5e9, 2e9]),
+            ..Default::default()
         };
         let (window, _) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
         assert!(!window.level_moves.is_empty());
@@ -1426,6 +1495,64 @@ mod tests {
             }
             assert_eq!(m.own_patterns, ["ssor lower", "ssor upper"]);
         }
+        // The moves at the ends of the sweep's intervals: this size's fastest rate over the
+        // target's slowest, and the reverse; the estimate stays, its interval reaches them.
+        let (_, without) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
+        let ci = |rates: &[(u64, f64)]| -> Vec<(u64, [f64; 2])> {
+            rates
+                .iter()
+                .map(|&(b, r)| (b, [0.9 * r, 1.1 * r]))
+                .collect()
+        };
+        facts.hyperplanes.ascending_sides = ci(&facts.hyperplanes.ascending);
+        facts.hyperplanes.descending_sides = ci(&facts.hyperplanes.descending);
+        let (window, with) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
+        for slow in [true, false] {
+            let bounded = at_plane_bounds(
+                &window.level_moves,
+                lu.as_ref(),
+                &launched,
+                &facts,
+                target,
+                slow,
+            );
+            assert_eq!(bounded.len(), window.level_moves.len());
+            for (b, m) in bounded.iter().zip(&window.level_moves) {
+                for (own, was) in b.own_rates.iter().zip(&m.own_rates) {
+                    let ratio = if slow { 1.0 / 0.9 } else { 1.0 / 1.1 };
+                    assert!((own.2 / was.2 - ratio).abs() < 1e-9, "{own:?} {was:?}");
+                }
+            }
+        }
+        let phase = |f: &Option<Forecast>| {
+            let f = f.as_ref().expect("a forecast");
+            let p = f
+                .phases
+                .iter()
+                .find(|p| p.name == "ssor upper")
+                .expect("the phase");
+            p.calibrated.clone().expect("calibrated")
+        };
+        let (narrow, wide) = (phase(&without), phase(&with));
+        assert_eq!(narrow.prediction_seconds, wide.prediction_seconds);
+        // (The lower end may sit at 0 either way: the series' sizes are tiny and noisy.)
+        assert!(
+            wide.interval_seconds[0] <= narrow.interval_seconds[0]
+                && wide.interval_seconds[1] > narrow.interval_seconds[1],
+            "{narrow:?} {wide:?}"
+        );
+        // Without the spread (one thread's sweep has none here), no bounds.
+        facts.hyperplanes.ascending_sides.clear();
+        facts.hyperplanes.descending_sides.clear();
+        assert!(at_plane_bounds(
+            &window.level_moves,
+            lu.as_ref(),
+            &launched,
+            &facts,
+            target,
+            true
+        )
+        .is_empty());
         // With neither sweep, no own pattern.
         facts.hyperplanes = HyperplaneRates::default();
         let (window, _) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);

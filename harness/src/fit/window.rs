@@ -137,6 +137,12 @@ pub struct HyperplaneRates {
     pub ascending: Vec<(u64, f64)>,
     /// The planes visited downwards.
     pub descending: Vec<(u64, f64)>,
+    /// Each of [`Self::ascending`]'s points' spread over its cubes: the slowest and the
+    /// fastest of its sides' rates, bytes per second (the point's rate is their median);
+    /// empty where not known.
+    pub ascending_sides: Vec<(u64, [f64; 2])>,
+    /// As [`Self::ascending_sides`], downwards.
+    pub descending_sides: Vec<(u64, [f64; 2])>,
 }
 
 impl HyperplaneRates {
@@ -150,6 +156,21 @@ impl HyperplaneRates {
             PlaneOrder::Ascending => interpolated_rate(&self.ascending, bytes),
             PlaneOrder::Descending => interpolated_rate(&self.descending, bytes),
         }
+    }
+
+    /// The slowest and the fastest cube's rate at `bytes` ([`Self::ascending_sides`]): each
+    /// end interpolated over the points' ends as the rate is over the points; `None` where
+    /// the spread is not known.
+    pub fn rate_spread(&self, bytes: u64, order: PlaneOrder) -> Option<[f64; 2]> {
+        let ci = match order {
+            PlaneOrder::Ascending => &self.ascending_sides,
+            PlaneOrder::Descending => &self.descending_sides,
+        };
+        let end = |k: usize| -> Vec<(u64, f64)> { ci.iter().map(|p| (p.0, p.1[k])).collect() };
+        Some([
+            interpolated_rate(&end(0), bytes)?,
+            interpolated_rate(&end(1), bytes)?,
+        ])
     }
 }
 
