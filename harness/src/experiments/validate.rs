@@ -790,10 +790,11 @@ pub fn calibrated_forecast(
     let planes_slow = at_plane_bounds(&level_moves, workload, series, device, large, true);
     let planes_fast = at_plane_bounds(&level_moves, workload, series, device, large, false);
     if !planes_slow.is_empty() {
-        notes.push(
-            "the hyperplane sweeps moved by the hyperplane sweep: the interval reaches the moves at its slowest and fastest cubes' rates at the target's working set"
-                .to_string(),
-        );
+        let names: Vec<&str> = workload.hyperplane_phases().iter().map(|p| p.0).collect();
+        notes.push(format!(
+            "{} moved by the hyperplane sweep: the interval also reaches the moves at its slowest and fastest cube's rate at the target's working set",
+            names.join(" and ")
+        ));
     }
     let forecast = if choice.accepted.len() < 3 {
         notes.push(format!(
@@ -1507,6 +1508,11 @@ mod tests {
         facts.hyperplanes.ascending_sides = ci(&facts.hyperplanes.ascending);
         facts.hyperplanes.descending_sides = ci(&facts.hyperplanes.descending);
         let (window, with) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
+        let note = window.note.clone().unwrap_or_default();
+        assert!(
+            note.contains("ssor lower and ssor upper moved by the hyperplane sweep"),
+            "{note}"
+        );
         for slow in [true, false] {
             let bounded = at_plane_bounds(
                 &window.level_moves,
