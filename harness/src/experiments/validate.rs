@@ -444,6 +444,11 @@ fn at_target_rate(moves: &[LevelMove], rate: f64, measured: f64) -> Vec<LevelMov
         .collect()
 }
 
+/// The bytes of a cube of side n, 4·N³: where the hyperplane sweep is read for a plane phase.
+fn cube(n: usize) -> u64 {
+    crate::workloads::grid_bytes(1, n, 3, 0)
+}
+
 /// `moves` with each hyperplane phase's g_i taken to the slowest (`slow`) or the fastest of
 /// the cubes its hyperplane sweep measured at the target's working set
 /// ([`HyperplaneRates::rate_spread`]) instead of their median, the sweep one thread's or the
@@ -461,7 +466,6 @@ fn at_plane_bounds(
     large: usize,
     slow: bool,
 ) -> Vec<LevelMove> {
-    let cube = |n: usize| crate::workloads::grid_bytes(1, n, 3, 0);
     let mut changed = false;
     let bounded = moves
         .iter()
@@ -677,7 +681,6 @@ pub fn calibrated_forecast(
             // hyperplane sweep in their order, taken at the cube's bytes (4·N³): one
             // thread's where they ran on one thread, the device's where they were its own
             // launches.
-            let cube = |n: usize| crate::workloads::grid_bytes(1, n, 3, 0);
             let planes = |name: &str, rates: Option<&HyperplaneRates>| {
                 let order = workload.hyperplane_phases().iter().find(|p| p.0 == name)?.1;
                 let rates = rates?;
