@@ -31,7 +31,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CAL = os.path.join(ROOT, "calibrations", "host-amd-epyc.json")
+CAL = os.path.join(ROOT, "harness/tests/fixtures/stored/host-amd-epyc.json")
 
 
 def first(pattern):
@@ -46,9 +46,9 @@ TARGETS = [
     ("calibration", CAL, "cal.json", ["compare", CAL, "{f}", "--json"]),
     ("calibration-maxplus", CAL, "cal.json",
      ["maxplus", os.path.join(ROOT, "kernels/graphs/triad.toml"), "--calibration", "{f}", "--sizes", "1024"]),
-    ("series", first("calibrations/*.series.*.json"), "s.series.json", ["predict", "--series", "{f}", "--target", "4096"]),
-    ("series-extrap", first("calibrations/*.series.*.json"), "s.series.json", ["export-extrap", "{f}"]),
-    ("validation", first("results/host-amd-epyc.suite/*.validate.*.json"), "v.json", ["export-extrap", "{f}"]),
+    ("series", os.path.join(ROOT, "harness/tests/fixtures/series-sor-reordered.json"), "s.series.json", ["predict", "--series", "{f}", "--target", "4096"]),
+    ("series-extrap", os.path.join(ROOT, "harness/tests/fixtures/series-sor-reordered.json"), "s.series.json", ["export-extrap", "{f}"]),
+    ("validation", first("harness/tests/fixtures/stored/host-amd-epyc.suite/*.validate.*.json"), "v.json", ["export-extrap", "{f}"]),
     ("graph", os.path.join(ROOT, "kernels/graphs/jacobi5.toml"), "g.toml",
      ["maxplus", "{f}", "--calibration", CAL, "--sizes", "1024,2^20", "--json"]),
     ("graph-sor", os.path.join(ROOT, "kernels/graphs/sor_point.toml"), "g.toml",
@@ -60,26 +60,26 @@ TARGETS = [
      ["run", "{f}", "--size", "12", "--iters", "1", "--device", "host"]),
     ("spec-distribution", os.path.join(ROOT, "kernels/examples/fdtd2d.toml"), "fdtd2d.toml",
      ["run", "{f}", "--size", "16", "--iters", "1", "--device", "host", "--trace", "{dir}/t.json"]),
-    ("trace", os.path.join(ROOT, "results/cluster/sor-rb.trace.json"), "t.json",
-     ["predict-cluster", "--trace", "{f}", "--grid", "2x2", "--network", os.path.join(ROOT, "results/cluster/network.toml"),
+    ("trace", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/sor-rb.trace.json"), "t.json",
+     ["predict-cluster", "--trace", "{f}", "--grid", "2x2", "--network", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/network.toml"),
       "--output", "{dir}/p"]),
-    ("network", os.path.join(ROOT, "results/cluster/network.toml"), "n.toml",
-     ["predict-cluster", "--trace", os.path.join(ROOT, "results/cluster/sor-rb.trace.json"), "--grid", "2", "--network", "{f}"]),
-    ("cluster-report", os.path.join(ROOT, "results/cluster/sor-rb.2x1.measured-1.json"), "m.json",
-     ["compare-cluster", os.path.join(ROOT, "results/cluster/sor-rb.2x1.predicted.json"), "{f}", "--output", "{dir}/c"]),
+    ("network", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/network.toml"), "n.toml",
+     ["predict-cluster", "--trace", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/sor-rb.trace.json"), "--grid", "2", "--network", "{f}"]),
+    ("cluster-report", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/sor-rb.2x1.measured-1.json"), "m.json",
+     ["compare-cluster", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/sor-rb.2x1.predicted.json"), "{f}", "--output", "{dir}/c"]),
     # Everything shown is drawn from stored files: a mutated one must be skipped or drawn,
     # never crash the figures or the report.
     ("figures-calibration", CAL, "cal.json", ["figures", "--from", "{f}", "--out", "{dir}/f"]),
     ("report-calibration", CAL, "cal.json", ["report", "--from", "{f}", "--out", "{dir}/r"]),
-    ("figures-validation", first("results/host-amd-epyc.suite/*.validate.*.json"), "v.json",
+    ("figures-validation", first("harness/tests/fixtures/stored/host-amd-epyc.suite/*.validate.*.json"), "v.json",
      ["figures", "--from", "{f}", "--out", "{dir}/f"]),
-    ("figures-suite", os.path.join(ROOT, "results/host-amd-epyc.suite.json"), "s.json",
+    ("figures-suite", os.path.join(ROOT, "harness/tests/fixtures/stored/host-amd-epyc.suite.json"), "s.json",
      ["report", "--from", "{f}", "--out", "{dir}/r"]),
-    ("figures-maxplus", first("calibrations/*.maxplus.*.json"), "m.json",
+    ("figures-maxplus", first("harness/tests/fixtures/stored/*.maxplus.*.json"), "m.json",
      ["figures", "--from", "{f}", "--out", "{dir}/f"]),
-    ("figures-balance", first("calibrations/*.balance.*.json"), "b.json",
+    ("figures-balance", first("harness/tests/fixtures/stored/*.balance.*.json"), "b.json",
      ["figures", "--from", "{f}", "--out", "{dir}/f"]),
-    ("figures-cluster", os.path.join(ROOT, "results/cluster/sor-rb.2x1.predicted.json"), "p.json",
+    ("figures-cluster", os.path.join(ROOT, "harness/tests/fixtures/stored/cluster/sor-rb.2x1.predicted.json"), "p.json",
      ["figures", "--from", "{f}", "--out", "{dir}/f"]),
 ]
 

@@ -1,4 +1,4 @@
-//! Everything shown, from all committed results (issue target: figures and report together
+//! Everything shown, from the reference set (reference/) (issue target: figures and report together
 //! under 10 s on the 2-core machine): the catalogue scan, every figure drawn as SVG, PNG and
 //! CSV in memory, and every report page built. Writing the files is left out (it is the
 //! same bytes either way). Run with `cargo bench --bench report`.
@@ -11,13 +11,12 @@ use harness::report::catalog::Catalog;
 use harness::report::figures::{plan, render_all};
 use harness::report::html::{pages, InlineFigure};
 
-fn committed() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    vec![root.join("calibrations"), root.join("results")]
+fn reference() -> Vec<PathBuf> {
+    vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference")]
 }
 
 fn figures_and_report(c: &mut Criterion) {
-    let dirs = committed();
+    let dirs = reference();
     let mut group = c.benchmark_group("show");
     group.sample_size(10);
     group.bench_function("figures: scan, draw SVG + PNG + CSV", |b| {

@@ -261,7 +261,7 @@ fn gpu_attached_processors_pay_the_calibrations_host_link_on_every_message() {
     let t = trace(dir.path(), "jacobi2d");
     let cal = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../calibrations/host-amd-epyc.json"
+        "/tests/fixtures/stored/host-amd-epyc.json"
     );
     let run = |extra: &[&str]| {
         let out = harness()

@@ -90,14 +90,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn calibration_json(m in mutated(seed("calibrations/host-amd-epyc.json"))) {
+    fn calibration_json(m in mutated(seed("harness/tests/fixtures/stored/host-amd-epyc.json"))) {
         let _ = Calibration::from_json(&text(&m));
     }
 
     #[test]
     fn series_and_validation_json(
-        s in mutated(seed("calibrations/opencl-pthread-skylake-avx512-intel-r-xeon-r-processor-2-50ghz.series.sor-reordered.json")),
-        v in mutated(seed("results/host-amd-epyc.suite/host-amd-epyc.validate.jacobi2d.363-726-to-2904.json")),
+        s in mutated(seed("harness/tests/fixtures/series-sor-reordered.json")),
+        v in mutated(seed("harness/tests/fixtures/stored/host-amd-epyc.suite/host-amd-epyc.validate.jacobi2d.363-726-to-2904.json")),
     ) {
         if let Ok(series) = serde_json::from_str::<Series>(&text(&s)) {
             let _ = harness::fit::forecast::forecast(&series.medians(), 4096.0);
@@ -127,9 +127,9 @@ proptest! {
 
     #[test]
     fn trace_network_and_cluster_report(
-        t in mutated(seed("results/cluster/sor-rb.trace.json")),
-        n in mutated(seed("results/cluster/network.toml")),
-        r in mutated(seed("results/cluster/sor-rb.2x1.measured-1.json")),
+        t in mutated(seed("harness/tests/fixtures/stored/cluster/sor-rb.trace.json")),
+        n in mutated(seed("harness/tests/fixtures/stored/cluster/network.toml")),
+        r in mutated(seed("harness/tests/fixtures/stored/cluster/sor-rb.2x1.measured-1.json")),
     ) {
         let network = Network::from_toml(&text(&n));
         if let (Ok(trace), Ok(net)) = (serde_json::from_str::<Trace>(&text(&t)), network) {

@@ -75,7 +75,7 @@ fn maxplus_predicts_ext_level_where_the_calibration_has_a_bandwidth_sweep() {
         .args(["maxplus"])
         .arg(repo("kernels/graphs/triad.toml"))
         .arg("--calibration")
-        .arg(repo("calibrations/host-amd-epyc.json"))
+        .arg(repo("harness/tests/fixtures/stored/host-amd-epyc.json"))
         .args(["--sizes", "2^16,2^26", "--json"])
         .output()
         .unwrap();

@@ -1,4 +1,4 @@
-//! `harness figures` and `harness report` on the committed results: deterministic output,
+//! `harness figures` and `harness report` on stored fixtures: deterministic output,
 //! every kind of stored result drawn, bad files skipped by name, and the report checked as a
 //! reader would see it, in headless Chromium.
 
@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 
 use common::{fails_with, harness};
 
-/// The repository's committed results.
-fn committed() -> [PathBuf; 2] {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    [root.join("calibrations"), root.join("results")]
+/// Stored results of every kind a figure or a report draws (tests/fixtures/stored/).
+fn stored() -> [PathBuf; 1] {
+    [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stored")]
 }
 
 fn from_args(dirs: &[PathBuf]) -> Vec<String> {
@@ -42,12 +41,12 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 #[test]
-fn figures_from_committed_results_are_complete_and_byte_identical() {
+fn figures_from_stored_results_are_complete_and_byte_identical() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     for out in [a.path(), b.path()] {
         let o = harness()
             .arg("figures")
-            .args(from_args(&committed()))
+            .args(from_args(&stored()))
             .args(["--out", out.to_str().unwrap()])
             .output()
             .unwrap();
@@ -62,7 +61,7 @@ fn figures_from_committed_results_are_complete_and_byte_identical() {
         assert!(x.1 == y.1, "{} differs between two runs", x.0.display());
     }
     let names: Vec<String> = ta.iter().map(|t| t.0.display().to_string()).collect();
-    // Every figure kind the committed results hold, each as SVG, PNG and CSV.
+    // Every figure kind the stored results hold, each as SVG, PNG and CSV.
     for kind in [
         ".latency.",
         ".bandwidth.",
@@ -156,14 +155,14 @@ fn bad_files_are_skipped_by_name_and_the_report_says_what_is_missing() {
 
 #[test]
 fn an_unknown_device_or_nothing_to_read_is_one_error_line() {
-    let dirs = committed();
+    let dirs = stored();
     let from = from_args(&dirs);
     let mut args: Vec<&str> = vec!["figures"];
     args.extend(from.iter().map(String::as_str));
     args.extend(["--device", "no-such-device", "--out", "/tmp/unused-figures"]);
     fails_with(
         &args,
-        "known: cuda-nvidia-h100-80gb-hbm3, cuda-nvidia-h200, host-amd-epyc",
+        "known: host-amd-epyc, opencl-pthread-skylake-avx512-amd-epyc",
     );
     fails_with(
         &["report", "--from", "/nonexistent/results"],
@@ -176,7 +175,7 @@ fn one_device_keeps_only_its_figures() {
     let out = tempfile::tempdir().unwrap();
     let o = harness()
         .arg("figures")
-        .args(from_args(&committed()))
+        .args(from_args(&stored()))
         .args(["--device", "host-amd-epyc"])
         .args(["--out", out.path().to_str().unwrap()])
         .output()
@@ -217,7 +216,7 @@ fn the_report_reads_well_in_a_browser() {
         let pages = tempfile::tempdir().unwrap();
         let o = harness()
             .arg("report")
-            .args(from_args(&committed()))
+            .args(from_args(&stored()))
             .args(["--out", pages.path().to_str().unwrap()])
             .output()
             .unwrap();
@@ -326,8 +325,7 @@ fn check_page(page: &Path) {
 
 #[test]
 fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let calibrations = root.join("results/suite-2026-11-26r/calibrations");
+    let calibrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/one-thread");
     let out = tempfile::tempdir().unwrap();
     let o = harness()
         .arg("report")

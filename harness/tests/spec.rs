@@ -496,7 +496,7 @@ fn a_spec_series_is_honest_about_its_check_and_describes_itself() {
     );
     let calibration = Calibration::load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../calibrations/opencl-pthread-skylake-avx512-amd-epyc.json"),
+            .join("tests/fixtures/stored/opencl-pthread-skylake-avx512-amd-epyc.json"),
     )
     .unwrap();
     for quantity in [Quantity::Total, Quantity::Kernels] {

@@ -168,9 +168,9 @@ fn a_suite_runs_writes_each_case_and_reassesses_the_same_numbers() {
 
 #[test]
 fn stored_cases_are_assessed_again_in_the_suites_order() {
-    // Suite run 48's host cases, whose file names sort adi, jacobi2d, line-solve, …
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let run = root.join("results/suite-2026-11-26r");
+    // A stored host suite, whose file names sort adi, jacobi2d, line-solve, …
+    let run =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite-host-intel");
     let dir = tempfile::tempdir().unwrap();
     let out = harness()
         .current_dir(dir.path())
@@ -180,7 +180,7 @@ fn stored_cases_are_assessed_again_in_the_suites_order() {
             &run.join("host-intel-r-xeon-r-processor.suite")
                 .to_string_lossy(),
             "--calibration",
-            &run.join("calibrations/host-intel-r-xeon-r-processor.json")
+            &run.join("host-intel-r-xeon-r-processor.json")
                 .to_string_lossy(),
             "--output-dir",
             "again",
@@ -223,11 +223,10 @@ fn stored_cases_are_assessed_again_in_the_suites_order() {
 
 #[test]
 fn a_suite_in_which_a_variant_predicted_nothing_reads_back() {
-    // Suite run 49 on PoCL: four cases, none of which the windowed variant predicted, so its
-    // errors and shares are NaN, written as `null`.
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../results/suite-2026-11-26s/opencl-pthread-skylake-avx512-intel-r-xeon-r-processor.suite.json",
-    );
+    // A stored PoCL suite of four cases, none of which the windowed variant predicted, so
+    // its errors and shares are NaN, written as `null`.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/suite-none-predicted.json");
     let suite: harness::experiments::suite::Suite =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("reads back");
     let windowed = suite

@@ -494,7 +494,7 @@ mod tests {
     fn the_suite_figure_puts_extrap_beside_the_variants_case_by_case() {
         let stored = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../results/suite-2026-11-25c/host-amd-epyc.suite.json"
+            "/tests/fixtures/stored/host-amd-epyc.suite.json"
         );
         let suite: crate::experiments::suite::Suite =
             serde_json::from_str(&std::fs::read_to_string(stored).unwrap()).unwrap();
