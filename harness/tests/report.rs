@@ -342,3 +342,25 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
     let pocl = page("opencl-pthread-skylake-avx512-intel-r-xeon-r-processor");
     assert!(!pocl.contains("on one thread"));
 }
+
+#[test]
+fn a_missing_folder_is_left_out_with_a_note_not_counted_as_a_skipped_file() {
+    // The defaults read calibrations/ and results/; a fresh checkout may hold only the first.
+    let out = tempfile::tempdir().unwrap();
+    let o = harness()
+        .arg("figures")
+        .args(from_args(&stored()))
+        .args(["--from", "/nonexistent/results"])
+        .args(["--out", out.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("note: /nonexistent/results does not exist; left out"));
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("skipped ")),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(" 0 file(s) skipped"), "{stdout}");
+}

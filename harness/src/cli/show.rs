@@ -47,7 +47,8 @@ impl Sources {
         for m in &missing {
             eprintln!("note: {m} does not exist; left out");
         }
-        let mut catalog = Catalog::scan(&self.from);
+        let present: Vec<PathBuf> = self.from.iter().filter(|d| d.exists()).cloned().collect();
+        let mut catalog = Catalog::scan(&present);
         if let Some(device) = &self.device {
             catalog = catalog.restrict(device).map_err(anyhow::Error::msg)?;
         }
