@@ -1,0 +1,148 @@
+//! The third-party kernel ports in kernels/ports/ (the development and held-out sets of the
+//! prediction work, kernels/ports/SPLIT.md): each parses, declares its bytes, runs verified on
+//! the OpenCL CPU device at a small size, and compiles through NVRTC for Ampere and Hopper.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::harness;
+use harness::workloads::spec::{load, Step};
+use harness::workloads::Workload;
+
+/// Whether every launch under `steps` says how many bytes it moves.
+fn all_declare_bytes(steps: &[Step]) -> bool {
+    steps.iter().all(|s| match s {
+        Step::Launch(l) => l.bytes.is_some(),
+        Step::Loop(l) => all_declare_bytes(&l.body),
+    })
+}
+
+fn ports() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/ports")
+}
+
+/// Each port, the size it is checked at here (small: seconds on PoCL) and its half.
+const PORTS: &[(&str, u64)] = &[
+    ("triad", 1000),
+    ("backprop", 100),
+    ("reduction", 1000),
+    ("stencil3d", 32),
+    ("hotspot", 64),
+    ("mg-restrict", 16),
+    ("ft-transpose", 64),
+    ("sp-xsolve", 32),
+    ("spmv-csr", 1000),
+    ("md", 512),
+    ("sgemm", 64),
+    ("mri-q", 256),
+    ("sp-zsolve", 32),
+    ("btree-search", 1000),
+    ("nw", 64),
+    ("pathfinder", 100),
+];
+
+/// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
+fn split_names(split: &str, heading: &str) -> Vec<String> {
+    let start = split.find(heading).unwrap_or_else(|| panic!("{heading}"));
+    let rest = &split[start..];
+    // The item ends at the next item or at the blank line after the list.
+    let end = ["\n- ", "\n\n"]
+        .iter()
+        .filter_map(|m| rest[2..].find(m))
+        .min()
+        .map_or(rest.len(), |e| e + 2);
+    rest[..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
+    let split = std::fs::read_to_string(ports().join("SPLIT.md")).unwrap();
+    let dev = split_names(&split, "**Development (8):**");
+    let held = split_names(&split, "**Held-out (8):**");
+    assert_eq!((dev.len(), held.len()), (8, 8), "{dev:?} {held:?}");
+    for (name, size) in PORTS {
+        let spec =
+            load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            all_declare_bytes(&spec.steps),
+            "{name}: a launch without bytes"
+        );
+        assert!(spec.bytes_needed(*size as usize) > 0, "{name}");
+        assert!(spec.check.is_some(), "{name}: every port checks its result");
+        let n = name.to_string();
+        assert!(
+            dev.contains(&n) != held.contains(&n),
+            "{name} must be in exactly one half"
+        );
+    }
+    assert_eq!(PORTS.len(), dev.len() + held.len());
+}
+
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn every_port_runs_verified_on_opencl() {
+    let list = harness::backend::discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    for (name, size) in PORTS {
+        let w = load(&ports().join(format!("{name}.toml"))).unwrap();
+        let r = w
+            .run(device, *size as usize, 2, true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let v = r
+            .verification
+            .unwrap_or_else(|| panic!("{name}: no check ran"));
+        assert!(v.passed, "{name}: {v:?}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_nvrtc,
+    ignore = "NVRTC not installed (pip install nvidia-cuda-nvrtc)"
+)]
+fn every_port_compiles_for_ampere_and_hopper() {
+    let specs: Vec<PathBuf> = PORTS
+        .iter()
+        .map(|(name, _)| ports().join(format!("{name}.toml")))
+        .collect();
+    let out = harness()
+        .args([
+            "check-kernels",
+            "--arch",
+            "sm_80,sm_90",
+            "--no-opencl",
+            "--json",
+        ])
+        .args(&specs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    for (name, _) in PORTS {
+        let program = format!("{name}.kern");
+        assert!(
+            checks
+                .iter()
+                .any(|c| c["program"] == program.as_str() && c["ok"] == true),
+            "{program}: {report}"
+        );
+    }
+    assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
+}
