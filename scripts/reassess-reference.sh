@@ -43,7 +43,8 @@ if os.path.exists(sys.argv[2]):
             if r.get("extrap_err_pct") not in (None, "", "nan")]
     if errs:
         extrap = f"{statistics.median(errs):.1f} %"
-name = d["device"]["name"] if isinstance(d.get("device"), dict) else str(d.get("device"))
+dev = d.get("device") if isinstance(d.get("device"), dict) else {"name": str(d.get("device"))}
+name = f"{dev['name']} ({dev.get('backend', '?')})"
 n = len(d["cases"])
 print(f"| {name} | {c['error']['median']:.1f} % | {c['error']['max']:.1f} % | "
       f"{c['predicted']} of {n} | {100 * c['interval_holds']:.0f} % | "
