@@ -240,3 +240,38 @@ fn a_suite_in_which_a_variant_predicted_nothing_reads_back() {
         .iter()
         .any(|v| v.predicted == 4 && v.interval_holds == 1.0));
 }
+
+#[test]
+fn a_stored_spec_validation_is_assessed_again_without_its_spec_file() {
+    // A saxpy spec validated on PoCL; the series carries the spec's text, so neither the spec
+    // file nor its kernel is read (the stored path names no file in the test's folder).
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["validate-suite", "--from"])
+        .arg(fixtures.join("spec-suite"))
+        .arg("--calibration")
+        .arg(fixtures.join("stored/opencl-pthread-skylake-avx512-amd-epyc.json"))
+        .args(["--output-dir", "again"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let suite: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            dir.path()
+                .join("again/opencl-pthread-haswell-amd-epyc.suite.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(suite["cases"][0]["case"], "saxpy");
+    let calibrated = suite["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["variant"] == "calibrated")
+        .unwrap();
+    assert_eq!(calibrated["predicted"], 1, "{suite}");
+}

@@ -12,7 +12,7 @@ use harness::calibration::{default_path, Calibration};
 use harness::experiments::suite::{choose_iterations, plan_case, run_case, Suite, SuiteCase};
 use harness::experiments::validate::{assess, Validation};
 use harness::export::{write_results, Format};
-use harness::workloads::registry::{has_layouts, lookup, names};
+use harness::workloads::registry::{self, has_layouts, lookup, names};
 use harness::workloads::Layout;
 
 use super::{check_output_dir, interrupt_flag, pick_device, SeriesOptions};
@@ -30,9 +30,10 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "FILE")]
     calibration: Option<PathBuf>,
     /// Assess the validations stored in this folder again (no device needed): every
-    /// `*.validate.*.json` in it, with the current predictions and the calibration. The
-    /// cases, their measurements unchanged and their predictions new, are written under
-    /// <output-dir>/<device>.suite/ beside the summary.
+    /// `*.validate.*.json` in it, built-in workloads and spec files alike (a spec's series
+    /// carries the spec's text: the file need not exist), with the current predictions and
+    /// the calibration. The cases, their measurements unchanged and their predictions new,
+    /// are written under <output-dir>/<device>.suite/ beside the summary.
     #[arg(long, value_name = "DIR")]
     from: Option<PathBuf>,
     /// Print the plan (targets and small sizes) and stop.
@@ -196,7 +197,8 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
             .map(str::parse::<Layout>)
             .transpose()
             .map_err(anyhow::Error::msg)?;
-        let workload = lookup(&stored.series.workload, layout)?;
+        let workload =
+            registry::stored(&stored.series.workload, layout, stored.series.spec.as_ref())?;
         let v = assess(
             workload.as_ref(),
             stored.series,

@@ -21,6 +21,21 @@ pub fn names() -> &'static [&'static str] {
     ]
 }
 
+/// The workload a stored series was measured with, from the series alone: a spec's stored
+/// text where the series carries one (the spec file and its kernel need not exist any more;
+/// the workload can be measured for sizes and work but not run), else the built-in workload
+/// of that name and layout.
+pub fn stored(
+    name: &str,
+    layout: Option<Layout>,
+    spec: Option<&super::spec::StoredSpec>,
+) -> Result<Box<dyn Workload>, WorkloadError> {
+    match spec {
+        Some(spec) => Ok(Box::new(spec.workload()?)),
+        None => lookup(name, layout),
+    }
+}
+
 /// Whether a workload has a plain and a reordered layout.
 pub fn has_layouts(name: &str) -> bool {
     matches!(name, "sor" | "adi" | "line-solve")
