@@ -29,13 +29,8 @@ while [ $# -gt 0 ]; do
     *) harness=$1; shift ;;
   esac
 done
-if [ -z "$harness" ]; then
-  for h in target/release/harness target/debug/harness; do
-    if [ -x "$h" ]; then harness=$h; break; fi
-  done
-fi
-[ -n "$harness" ] && [ -x "$harness" ] \
-  || { echo "error: no harness binary: build it with cargo build --release" >&2; exit 2; }
+. scripts/harness-bin.sh
+harness=$(harness_bin "$harness") || exit 2
 # The halves as SPLIT.md lists them: "- **Development (8):** `a`, `b`, …".
 # An item may wrap: it runs to the next item or blank line.
 half() {

@@ -15,13 +15,8 @@ cd "$(dirname "$0")/.."
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
 harness=${1:-}
-if [ -z "$harness" ]; then
-  for h in target/release/harness target/debug/harness; do
-    if [ -x "$h" ]; then harness=$h; break; fi
-  done
-fi
-[ -n "$harness" ] && [ -x "$harness" ] \
-  || { echo "error: no harness binary: build it with cargo build --release" >&2; exit 2; }
+. scripts/harness-bin.sh
+harness=$(harness_bin "$harness") || exit 2
 out=results/reference
 mkdir -p "$out"
 printf '| device | calibrated median | max | cases predicted | interval held | paper median | Extra-P median |\n'
