@@ -11,7 +11,9 @@
 #   --out     the folder for everything (default $OUT or ./gpu-evidence)
 # Environment: HARNESS_BIN (default ./target/release/harness), HARNESS_CUBIN_DIR (CUBINs for a
 # machine without NVRTC; default ./gpu-cubins when that folder exists), BABELSTREAM_SRC (a
-# BabelStream source tree: with nvcc at hand, BabelStream's CUDA build runs beside ours).
+# BabelStream source tree: with nvcc at hand, BabelStream's CUDA build runs beside ours),
+# GPU_BENCHES_SRC (a gpu-benches source tree: with nvcc at hand, its gpu-stream, gpu-l2-cache
+# and gpu-cache run beside the calibration, for at most GPU_BENCHES_BUDGET s, default 150).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -54,11 +56,12 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$BUDGET" in ''|*[!0-9]*) echo "error: --budget takes whole seconds, got $BUDGET" >&2; exit 2 ;; esac
+case "${GPU_BENCHES_BUDGET:-150}" in ''|*[!0-9]*) echo "error: GPU_BENCHES_BUDGET takes whole seconds, got $GPU_BENCHES_BUDGET" >&2; exit 2 ;; esac
 BIN="${HARNESS_BIN:-./target/release/harness}"
 if [ -z "${HARNESS_CUBIN_DIR:-}" ] && [ -d gpu-cubins ]; then export HARNESS_CUBIN_DIR="$PWD/gpu-cubins"; fi
 START=$(date +%s)
@@ -140,8 +143,28 @@ fi
 step babelstream babelstream --device "$DEVICE"
 step babelstream-fp64 babelstream --device "$DEVICE" --double --arraysize "$BS_SIZE"
 step calibrate calibrate --device "$DEVICE" -o "$CAL"
-# The suite straight after the calibration it needs: it is what issue 11 asks of a GPU, and
-# the longest step, so a budget cut falls on the steps after it, which earlier sessions ran.
+# gpu-benches beside the calibration just made, on the same card: where GPU_BENCHES_SRC names a
+# gpu-benches source tree (the commit scripts/gpu-benches-compare.sh pins; carried like
+# BabelStream's, e.g. `git archive 1c36d50 MeasurementSeries.hpp dtime.hpp gpu-error.h
+# gpu-clock.cuh gpu-stream gpu-l2-cache gpu-cache` unpacked into target/gpu-benches-src) and
+# nvcc is at hand, the script builds and runs them and writes OUT/gpu-benches/compare.csv:
+# per level and access, their plateau beside this calibration's (issue 58). Before the suite,
+# so a tight budget cuts the suite, not the comparison; the script stops 5 s before the budget.
+if [ "$DEVICE" = cuda ] && [ -n "${GPU_BENCHES_SRC:-}" ]; then
+  if command -v nvcc >/dev/null && [ -f "$GPU_BENCHES_SRC/gpu-stream/main.cu" ]; then
+    GB_BUDGET=${GPU_BENCHES_BUDGET:-150}
+    GB_LEFT=$(( BUDGET - ($(date +%s) - START) - 5 ))
+    [ "$GB_LEFT" -lt "$GB_BUDGET" ] && GB_BUDGET=$GB_LEFT
+    [ "$GB_BUDGET" -lt 1 ] && GB_BUDGET=1
+    NEEDS_CAL=1 run_step gpu-benches scripts/gpu-benches-compare.sh --calibration "$CAL" \
+      --harness "$BIN" --budget "$GB_BUDGET" --out "$OUTDIR/gpu-benches"
+  else
+    printf 'gpu-benches\tno nvcc or no %s/gpu-stream/main.cu\t0\n' "$GPU_BENCHES_SRC" >> "$SUMMARY"
+  fi
+fi
+# The suite straight after the calibration it needs (and gpu-benches' comparison, where asked
+# for): it is what issue 11 asks of a GPU, and the longest step, so a budget cut falls on the
+# steps after it, which earlier sessions ran.
 NEEDS_CAL=1 step validate-suite validate-suite --device "$DEVICE" --calibration "$CAL" --output-dir "$OUTDIR" \
   --workloads vadd,triad,jacobi2d,sor,adi,lu-ssor,line-solve
 for g in "vadd_z2 2^16,2^20,2^24,2^26" "triad 2^16,2^20,2^24,2^26" "jacobi5 512,1024,2048,4096"; do
