@@ -11,6 +11,9 @@ fn main() {
     // SAFETY: called first, before any thread exists; sets the signal's default action.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        // Past a file-size limit (`ulimit -f`) a write fails with EFBIG, which the writer
+        // reports and cleans up after, instead of the process being killed mid-write.
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     // Before any device is opened or thread started: PoCL's and rayon's workers one per CPU,
     // so a run of a few milliseconds uses every core (backend/pinning.rs).
@@ -18,7 +21,10 @@ fn main() {
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("{}", clip(&format!("error: {}", one_line(&e))));
+            // One line, and no escape sequence from a file or device name reaches the terminal.
+            let line = one_line(&e).replace(['\n', '\r', '\t'], " ");
+            let line = harness::export::table::terminal_safe(&line);
+            eprintln!("{}", clip(&format!("error: {line}")));
             2
         }
     };

@@ -323,9 +323,20 @@ fn balance_measures_the_sor_batch_and_runs_the_splits_on_the_host() {
 fn sizes_and_targets_take_powers_of_two_and_series_export_every_format() {
     let dir = tempfile::tempdir().unwrap();
     // What a run killed during a write leaves (no process can have PID 2^22 + 1): swept.
-    let stale = dir
-        .path()
-        .join("calibrations/.x.series.vadd.json.4194305.tmp");
+    let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '.')
+        .take(64)
+        .collect();
+    let host = if host.is_empty() {
+        "localhost".into()
+    } else {
+        host
+    };
+    let stale = dir.path().join(format!(
+        "calibrations/.x.series.vadd.json.harness-{host}-4194305-1.tmp"
+    ));
     std::fs::create_dir(dir.path().join("calibrations")).unwrap();
     std::fs::write(&stale, "{\"partial").unwrap();
     harness()

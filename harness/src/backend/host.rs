@@ -64,8 +64,27 @@ fn advise_huge_pages(words: &mut [u64]) {
     }
 }
 
+/// `count` zeroed words, mapped lazily as `vec![0; count]` is (so the huge-page advice
+/// still applies to untouched pages), or `None` where the allocator refuses.
+fn zeroed_words(count: usize) -> Option<Box<[u64]>> {
+    let layout = std::alloc::Layout::array::<u64>(count).ok()?;
+    if layout.size() == 0 {
+        return Some(Box::new([]));
+    }
+    // SAFETY: the layout has a non-zero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a zeroed allocation of `count` words from the global allocator with
+    // `Layout::array::<u64>(count)`, the layout a `Box<[u64]>` of that length frees with.
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count)) })
+}
+
 impl HostMemory {
-    fn new(bytes: usize) -> Self {
+    /// A zeroed buffer of `bytes`, or `None` where the memory cannot be had (a failed
+    /// allocation is an error, not an abort).
+    fn new(bytes: usize) -> Option<Self> {
         let len = bytes.div_ceil(8);
         // From 2 MiB up the buffer starts on a huge-page boundary (2 MiB more are allocated
         // to find one), so all of it but the tail can be a huge page. Started anywhere, only
@@ -73,7 +92,7 @@ impl HostMemory {
         // physical placement differs from one allocation to the next: a triad over 16 MB ran
         // at 129–218 GB/s over eight allocations so, 161–185 GB/s when aligned (AMD EPYC).
         let slack = if bytes >= HUGE_PAGE { HUGE_PAGE / 8 } else { 0 };
-        let mut words = vec![0u64; len + slack].into_boxed_slice();
+        let mut words = zeroed_words(len.checked_add(slack)?)?;
         let address = words.as_ptr() as usize;
         let start = if slack > 0 {
             (address.next_multiple_of(HUGE_PAGE) - address) / 8
@@ -87,11 +106,11 @@ impl HostMemory {
         // 2 GB/s instead of the copy's 10+). A device allocation is backed when it returns,
         // so fault every page in here, untimed.
         super::touch_pages(used);
-        HostMemory {
+        Some(HostMemory {
             words: UnsafeCell::new(words),
             start,
             in_use: AtomicBool::new(false),
-        }
+        })
     }
 
     fn acquire(&self) -> bool {
@@ -339,9 +358,14 @@ impl Device for HostDevice {
                 available: self.info.max_alloc_bytes,
             });
         }
+        let memory = HostMemory::new(bytes).ok_or_else(|| BackendError::OutOfMemory {
+            what: "a host buffer".into(),
+            needed: bytes as u64,
+            available: available_memory_bytes().unwrap_or(0),
+        })?;
         Ok(Buffer {
             bytes,
-            inner: BufferInner::Host(HostMemory::new(bytes)),
+            inner: BufferInner::Host(memory),
         })
     }
 
@@ -478,4 +502,57 @@ fn cache_bytes(index: &str) -> Option<u64> {
 /// The error of a buffer shorter than the kernel's `n`.
 fn short(len: usize, n: usize) -> String {
     format!("buffer of {len} elements is shorter than n = {n}")
+}
+
+/// The memory this process may still allocate: the host's available memory (`MemAvailable`
+/// of /proc/meminfo), less where a limit on the process's address space or data
+/// (`ulimit -v`, `ulimit -d`) leaves less; `None` where the system says neither.
+pub fn available_memory_bytes() -> Option<u64> {
+    let meminfo = || -> Option<u64> {
+        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib.saturating_mul(1024))
+    };
+    match (meminfo(), process_limit_left()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// What the process's address-space and data limits leave of its memory, where one is set.
+fn process_limit_left() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let limit = |resource| {
+            let mut r = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit writes the struct it is given.
+            let ok = unsafe { libc::getrlimit(resource, &mut r) } == 0;
+            // rlim_t is u64 on Linux but not on every Unix.
+            #[allow(clippy::unnecessary_cast)]
+            let current = r.rlim_cur as u64;
+            (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(current)
+        };
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let used = |key: &str| -> u64 {
+            status
+                .lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .map_or(0, |kib| kib.saturating_mul(1024))
+        };
+        let address = limit(libc::RLIMIT_AS).map(|l| l.saturating_sub(used("VmSize:")));
+        let data = limit(libc::RLIMIT_DATA).map(|l| l.saturating_sub(used("VmData:")));
+        match (address, data) {
+            (Some(a), Some(d)) => Some(a.min(d)),
+            (a, d) => a.or(d),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }

@@ -146,7 +146,12 @@ impl DeviceInfo {
                 last_dash = true;
             }
         }
-        slug.trim_end_matches('-').to_string()
+        // A device name of hundreds of characters still makes valid file names.
+        let mut end = slug.len().min(crate::export::file::MAX_NAME_PART);
+        while !slug.is_char_boundary(end) {
+            end -= 1;
+        }
+        slug[..end].trim_end_matches('-').to_string()
     }
 }
 

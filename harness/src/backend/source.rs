@@ -68,7 +68,7 @@ impl ProgramSource {
             None => (Cow::Borrowed(text), Cow::Borrowed("embedded")),
             Some(dir) => {
                 let file = std::path::Path::new(&dir).join(path);
-                match std::fs::read_to_string(&file) {
+                match crate::export::read_input_text(&file) {
                     Ok(t) => (Cow::Owned(t), Cow::Owned(file.display().to_string())),
                     Err(e) => {
                         if e.kind() != std::io::ErrorKind::NotFound {

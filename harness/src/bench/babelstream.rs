@@ -220,8 +220,12 @@ pub fn measure_babelstream_with(
     let info = ctx.device.info();
     // The three arrays take at most 3/16 of the device's memory (on the host backend the
     // device is the machine's memory, which also holds a staging copy and the check's).
+    // The host holds a copy of each array as it uploads it: what the process may still
+    // allocate bounds it too (a limit of `ulimit -v` included).
+    let host = crate::backend::host::available_memory_bytes().unwrap_or(u64::MAX);
     let fit = (info.max_alloc_bytes / precision.bytes() as u64)
         .min(info.memory_bytes.max(1) / (16 * precision.bytes() as u64))
+        .min(host / (16 * precision.bytes() as u64))
         .max(1 << 16) as usize;
     let most = options.elements.max(1).min(fit);
     let iterations = if ctx.quick { 20 } else { 100 };

@@ -73,6 +73,34 @@ pub struct CalibratedParameters {
 }
 
 impl CalibratedParameters {
+    /// Every value a number a model can take: times finite and not negative, n at least 1;
+    /// else the field and what is wrong.
+    fn check(&self) -> Result<(), (String, String)> {
+        let times = [
+            ("t", &self.read_latency),
+            ("T", &self.write_latency),
+            ("dt", &self.read_gap),
+            ("dT", &self.write_gap),
+            ("tau", &self.op_time),
+        ];
+        for (key, e) in times {
+            if !e.value.is_finite() || e.value < 0.0 {
+                return Err((
+                    format!("parameters.{key}.value"),
+                    format!("expected a time of 0 or more, got {}", e.value),
+                ));
+            }
+        }
+        let n = self.executors.value;
+        if !n.is_finite() || n < 1.0 {
+            return Err((
+                "parameters.n.value".into(),
+                format!("expected a count of executors of 1 or more, got {n}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The estimate of `parameter`, or `None` for one a calibration does not measure
     /// directly (t_cache comes from the latency levels).
     pub fn estimate(&self, parameter: Parameter) -> Option<&Estimate> {
@@ -306,10 +334,11 @@ pub enum CalibrationError {
 impl Calibration {
     /// Read and validate a calibration file.
     pub fn load(path: &Path) -> Result<Self, CalibrationError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CalibrationError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crate::export::read_input_text(path).map_err(|source| CalibrationError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Self::from_json(&text).map_err(|(field, message)| CalibrationError::Parse {
             path: path.to_path_buf(),
             field,
@@ -320,7 +349,7 @@ impl Calibration {
     /// Parse from JSON text; the error names the field path and the problem.
     pub fn from_json(text: &str) -> Result<Self, (String, String)> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let calibration: Self = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
             let field = if field == "." {
                 "(top level)".into()
@@ -328,7 +357,9 @@ impl Calibration {
                 field
             };
             (field, e.into_inner().to_string())
-        })
+        })?;
+        calibration.parameters.check()?;
+        Ok(calibration)
     }
 
     /// Pretty JSON text.

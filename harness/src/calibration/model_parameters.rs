@@ -122,6 +122,25 @@ impl ModelInputs {
         }
     }
 
+    /// The same inputs with `overrides` (`--set NAME=SECONDS`) in place of the calibration's
+    /// values, each saying it came from the command line, so what is shown is what is used.
+    pub fn with_overrides(mut self, overrides: &[(String, f64)]) -> Self {
+        // n is a count given by --n-exec, never a --set time.
+        for (name, value) in overrides.iter().filter(|(n, _)| n != "n") {
+            let given = ParameterSource {
+                name: name.clone(),
+                value: *value,
+                source: "--set".into(),
+                method: "given on the command line".into(),
+            };
+            match self.sources.iter_mut().find(|s| &s.name == name) {
+                Some(s) => *s = given,
+                None => self.sources.push(given),
+            }
+        }
+        self
+    }
+
     /// The values as model parameters; `overrides` (name, seconds) replace or add values.
     pub fn parameters(&self, overrides: &[(String, f64)]) -> Result<Parameters, MaxPlusError> {
         let mut parameters = Parameters::new();

@@ -34,13 +34,13 @@ pub struct BalanceArgs {
     #[arg(long, short = 'n', requires = "workload")]
     size: Option<usize>,
     /// Problems in the batch (with --workload).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = super::repeat_count)]
     grids: usize,
     /// Red-black sweeps per problem, the SIMD fragment (with --workload).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::repeat_count)]
     sweeps: usize,
     /// Timed repeats of each measurement and split.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = super::repeat_count)]
     repeat: usize,
     /// The accelerator: index, backend or part of a name (default: the best found).
     #[arg(long, short, value_name = "SEL")]

@@ -131,7 +131,7 @@ fn parse_kind(s: &str) -> Result<NetworkKind, String> {
 }
 
 fn read_text(path: &Path, what: &str) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("{what} {}", path.display()))
+    harness::export::read_input_text(path).with_context(|| format!("{what} {}", path.display()))
 }
 
 /// `harness predict-cluster`.

@@ -1,4 +1,5 @@
-//! Ctrl-C: one handler for every command, installed before the command starts.
+//! Ctrl-C: one handler for every command, installed before the command starts. SIGTERM and
+//! SIGHUP (`kill`, `timeout`, a batch scheduler, a closed terminal) take the same path.
 //!
 //! A command that stops cleanly between measurements asks for [`interrupt_flag`]: the first
 //! Ctrl-C then only sets the flag (the command ends after the current measurement), a second

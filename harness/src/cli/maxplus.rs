@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use harness::backend::{discover, DeviceSelector};
@@ -32,7 +32,8 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     match parsed {
         Some(n) if n > 0 => Ok(n),
         _ => Err(format!(
-            "`{text}` is not a size (a positive integer or 2^k)"
+            "`{}` is not a size (a positive integer or 2^k)",
+            super::shown(text)
         )),
     }
 }
@@ -43,10 +44,37 @@ pub fn parse_target(text: &str) -> Result<f64, String> {
         return Ok(size as f64);
     }
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{text}` is not a size (a positive number or 2^k)")),
+        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
+        _ => Err(format!(
+            "`{}` is not a size (a number of 1 or more, or 2^k)",
+            super::shown(text)
+        )),
     }
 }
+
+/// A positive number or `2^k` (a spec's parameter).
+pub fn parse_positive(text: &str) -> Result<f64, String> {
+    if let Ok(size) = parse_size(text) {
+        return Ok(size as f64);
+    }
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{}` is not a positive number or 2^k",
+            super::shown(text)
+        )),
+    }
+}
+
+/// The graph file at `path`, read only if it is a regular file of sensible size.
+fn load_graph(path: &Path) -> Result<KernelGraph> {
+    let text =
+        harness::export::read_input_text(path).with_context(|| path.display().to_string())?;
+    Ok(KernelGraph::from_file_text(path, &text)?)
+}
+
+/// The largest value `--set` takes, seconds (a day): larger ones overflow the predictions.
+const MAX_SET_SECONDS: f64 = 86_400.0;
 
 /// `NAME=SECONDS`.
 pub fn parse_assignment(text: &str) -> Result<(String, f64), String> {
@@ -57,8 +85,13 @@ pub fn parse_assignment(text: &str) -> Result<(String, f64), String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
-    if !value.is_finite() {
-        return Err(format!("`{text}`: the value must be finite"));
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("`{text}`: a time must be finite and non-negative"));
+    }
+    if value > MAX_SET_SECONDS {
+        return Err(format!(
+            "`{text}`: more than {MAX_SET_SECONDS:e} s is no time a kernel step takes"
+        ));
     }
     Ok((name.trim().to_string(), value))
 }
@@ -88,14 +121,15 @@ pub struct MaxplusArgs {
 
 /// `harness maxplus`.
 pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
-    let graph = KernelGraph::load(&args.graph)?;
+    let graph = load_graph(&args.graph)?;
     let summary = summarise(&graph)?;
     let inputs = args
         .calibration
         .as_deref()
         .map(Calibration::load)
         .transpose()?
-        .map(|c| ModelInputs::from_calibration(&c));
+        // What the table and the JSON show is what the prediction uses: --set included.
+        .map(|c| ModelInputs::from_calibration(&c).with_overrides(&args.set));
     let kernel = kernel_for(graph.name()).ok();
     let plan = kernel.map_or(LaunchPlan::Elements, |k| k.plan);
     let mut predictions = Vec::new();
@@ -123,6 +157,12 @@ pub fn maxplus_command(args: MaxplusArgs) -> Result<()> {
                 {
                     variants.push(level?);
                 }
+            }
+            if let Some(v) = variants.iter().find(|v| !v.seconds.is_finite()) {
+                bail!(
+                    "the {} prediction at N = {size} is not a finite time: the sizes or the parameters are too large",
+                    v.model
+                );
             }
             predictions.push((size, variants));
         }
@@ -220,7 +260,7 @@ pub struct ValidateMaxplusArgs {
     #[arg(long = "min-run-ms", value_name = "MS", default_value_t = 1e3 * MIN_KERNEL_SECONDS, value_parser = non_negative_ms)]
     pub min_run_ms: f64,
     /// Timed runs per size (after one verified warm-up run).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = super::repeat_count)]
     pub repeat: usize,
     /// Device: index, backend or part of a name (default: the best found).
     #[arg(long, short, value_name = "SEL")]
@@ -238,7 +278,7 @@ pub struct ValidateMaxplusArgs {
 
 /// `harness validate-maxplus`.
 pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
-    let graph = KernelGraph::load(&args.graph)?;
+    let graph = load_graph(&args.graph)?;
     kernel_for(graph.name())?;
     let list = discover();
     let index = pick_device(&list, args.device)?;
@@ -291,6 +331,12 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
     )?;
     check_output_dir(&args.plot_dir)?;
     let v = validate_maxplus(&graph, device, &options, |line| eprintln!("{line}"))?;
+    if v.rows.is_empty() {
+        // A run that measured nothing must not replace a stored result with an empty one.
+        bail!(
+            "no size could be run (every size was skipped; see the notes above): nothing measured, nothing written"
+        );
+    }
     write_and_say(&stem, &[], &v)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -298,7 +344,11 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
         print!("{}", validation_report(&v));
     }
     if !v.rows.is_empty() {
-        let name = format!("{}.maxplus.{}", device.info().slug(), graph.name());
+        let name = format!(
+            "{}.maxplus.{}",
+            device.info().slug(),
+            harness::export::file_name_part(graph.name())
+        );
         for p in harness::plot::maxplus_figure::maxplus_figure(&v, &args.plot_dir, &name)? {
             eprintln!("wrote {}", p.display());
         }
@@ -319,7 +369,10 @@ fn non_negative_ms(text: &str) -> Result<f64, String> {
 fn calibration_stem(calibration: &Path, graph: &str) -> PathBuf {
     let base = calibration.with_extension("");
     let mut name = base.as_os_str().to_owned();
-    name.push(format!(".maxplus.{graph}"));
+    name.push(format!(
+        ".maxplus.{}",
+        harness::export::file_name_part(graph)
+    ));
     PathBuf::from(name)
 }
 

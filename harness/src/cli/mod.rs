@@ -3,6 +3,7 @@
 mod balance;
 mod check;
 mod cluster;
+mod counts;
 mod interrupt;
 mod maxplus;
 mod show;
@@ -13,6 +14,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use counts::shorten_quotes;
+pub(crate) use counts::{at_least_one, repeat_count, shown, MAX_REPEATS};
 use harness::backend::{discover, select, DeviceList, DeviceSelector};
 use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions, Precision};
 use harness::bench::{BenchContext, SamplingPlan};
@@ -53,11 +56,11 @@ pub(crate) struct SeriesOptions {
     params: Vec<(String, f64)>,
     /// Runs per size, at least. Sizes run in rounds (a, b, c, a, b, c, …) so drift on a
     /// shared machine hits them alike.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = repeat_count)]
     repeat: usize,
     /// Runs per size, at most (default: 3 × --repeat): after --repeat rounds, a size whose
     /// total's 95 % interval is wider than ±--ci-target runs again, up to this many times.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = repeat_count)]
     max_repeat: Option<usize>,
     /// The interval to aim for, in percent of the median (half-width).
     #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
@@ -94,7 +97,7 @@ impl SeriesOptions {
                 self.ci_target
             );
         }
-        let max = self.max_repeat.unwrap_or(3 * self.repeat);
+        let max = self.max_repeat.unwrap_or(3 * self.repeat).min(MAX_REPEATS);
         if max < self.repeat {
             bail!(
                 "--max-repeat ({max}) must be at least --repeat ({})",
@@ -461,7 +464,7 @@ pub fn run() -> Result<()> {
             }
             // A usage error: clap's few lines, each cut short if it quotes a huge value.
             for line in e.render().to_string().lines() {
-                eprintln!("{}", crate::clip(line));
+                eprintln!("{}", crate::clip(&shorten_quotes(line)));
             }
             std::process::exit(2);
         }
@@ -635,6 +638,32 @@ fn devices(json: bool) -> Result<()> {
     Ok(())
 }
 
+/// Save `calibration` at `path`; where that fails (a full disk), save it in the temporary
+/// folder, or as a last resort print it, and fail saying where the measurement went.
+fn save_or_rescue(
+    calibration: &Calibration,
+    path: &std::path::Path,
+    device: &harness::backend::DeviceInfo,
+) -> Result<()> {
+    let Err(e) = calibration.save(path) else {
+        return Ok(());
+    };
+    let rescue = std::env::temp_dir().join(format!(
+        "harness-calibration-{}-{}.json",
+        device.slug(),
+        std::process::id()
+    ));
+    if calibration.save(&rescue).is_ok() {
+        bail!(
+            "{e}; the measurement is kept in {} (move it to {} once there is room)",
+            rescue.display(),
+            path.display()
+        );
+    }
+    println!("{}", calibration.to_json());
+    bail!("{e}; it could not be saved elsewhere either, so it is printed on standard output");
+}
+
 fn calibrate_command(
     selector: Option<DeviceSelector>,
     quick: bool,
@@ -663,6 +692,16 @@ fn calibrate_command(
     print_notes(&list);
     let index = select(&list, &selector.unwrap_or(DeviceSelector::Best))?;
     let device = list.devices[index].as_ref();
+    // The file's own place too: a folder there would throw the measurement away at the end.
+    let path = output
+        .clone()
+        .unwrap_or_else(|| default_path(&output_dir, device.info()));
+    if path.is_dir() {
+        bail!(
+            "{} is a folder where the calibration file goes: move it away, or give --output FILE",
+            path.display()
+        );
+    }
     // From here the first Ctrl-C lets the run end normally (no file, the lock removed).
     let interrupted = interrupt_flag();
     // One run per device: a second would measure while this one does.
@@ -684,8 +723,7 @@ fn calibrate_command(
             device.info().name
         )
     })?;
-    let path = output.unwrap_or_else(|| default_path(&output_dir, device.info()));
-    calibration.save(&path)?;
+    save_or_rescue(&calibration, &path, device.info())?;
     if json {
         println!("{}", calibration.to_json());
     } else {
@@ -787,7 +825,8 @@ fn write_dump(
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut index = Vec::with_capacity(buffers.len());
     for b in buffers {
-        let file = format!("{}.bin", b.name);
+        // Spec buffer names are identifiers; the file name is made safe regardless.
+        let file = format!("{}.bin", harness::export::file_name_part(&b.name));
         let path = dir.join(&file);
         write_atomically(&path, &b.bytes).with_context(|| format!("writing {}", path.display()))?;
         index.push(serde_json::json!({
@@ -817,7 +856,7 @@ fn parse_param(text: &str) -> Result<(String, f64), String> {
     if !harness::workloads::spec::params::is_identifier(name) {
         return Err(format!("`{name}` is not a parameter name"));
     }
-    let value = maxplus::parse_target(value.trim()).map_err(|e| format!("{name}: {e}"))?;
+    let value = maxplus::parse_positive(value.trim()).map_err(|e| format!("{name}: {e}"))?;
     Ok((name.to_string(), value))
 }
 
@@ -987,8 +1026,16 @@ fn device_facts(
 ) -> Result<Option<harness::fit::window::DeviceFacts>> {
     calibration_path(explicit, dir, device)
         .map(|path| {
+            let calibration = Calibration::load(&path)?;
+            if calibration.device.name != device.name || calibration.device.backend != device.backend
+            {
+                eprintln!(
+                    "note: the calibration is of {} ({}), the run is on {} ({}): its launch cost, memory levels and n are that device's",
+                    calibration.device.name, calibration.device.backend, device.name, device.backend
+                );
+            }
             Ok(harness::calibration::model_parameters::window_facts(
-                &Calibration::load(&path)?,
+                &calibration,
             ))
         })
         .transpose()
@@ -999,15 +1046,6 @@ fn device_facts(
 pub(crate) fn check_output_dir(dir: &std::path::Path) -> Result<()> {
     harness::export::check_writable(dir)
         .with_context(|| format!("cannot write into {}", dir.display()))
-}
-
-/// A count that must be at least 1 (`--iters`).
-pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("`{text}` is not a whole number")),
-    }
 }
 
 /// Sizes from the command line: integers or 2^k, or `auto`: five sizes at 4–8× below
@@ -1084,6 +1122,15 @@ fn predict_command(
 ) -> Result<()> {
     let series = Series::load(path)?;
     let calibration = calibration.map(|c| Calibration::load(&c)).transpose()?;
+    if let Some(c) = &calibration {
+        // Its launch cost, levels and n are another device's: say so, as validate-maxplus does.
+        if c.device.name != series.device.name || c.device.backend != series.device.backend {
+            eprintln!(
+                "note: the calibration is of {} ({}), the series was measured on {} ({}): its launch cost, memory levels and n are that device's",
+                c.device.name, c.device.backend, series.device.name, series.device.backend
+            );
+        }
+    }
     let prediction = predict(&series, target, calibration.as_ref(), quantity)?;
     if !json {
         println!(
@@ -1184,29 +1231,42 @@ fn validate_command(
     let written = write_rendered(&files)?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     eprintln!("wrote {}", names.join(", "));
+    // The figures before the table: a reader that closes standard output early (`| head`)
+    // ends the process at the print, and must not cost the figures.
+    validation_figures(&v, plot_dir, &stem)?;
     print!("{}", views::validation_table(&v));
     println!("{}", check_line(&v.series));
-    validation_figures(&v, plot_dir, &stem)
+    Ok(())
 }
 
 /// The fit and Fig. 1 figures of one validation, named after its result file.
 fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::Path) -> Result<()> {
-    use harness::plot::fractal_figures::polynomial_vs_fractal_figure;
-    use harness::plot::save_figure;
+    use harness::plot::fractal_figures::polynomial_vs_fractal_plot;
+    use harness::plot::{render, Drawing};
     use harness::report::figures::validation_fit;
     let base = stem
         .file_name()
         .map_or("validate".into(), |n| n.to_string_lossy().into_owned());
     let target = v.large.iter().map(|l| l.size).max().unwrap_or(1) as f64;
-    let mut written = save_figure(&validation_fit(v)?, &dir.join(format!("{base}.fit")))?;
-    written.extend(polynomial_vs_fractal_figure(
-        &v.series,
-        None,
-        target,
-        dir,
-        &format!("{base}.polynomial"),
-    )?);
-    for p in written {
+    // Both figures drawn first, then their six files written as one unit: an interruption
+    // leaves the old pair or the new one, never a new fit beside an old polynomial figure.
+    let fit_stem = dir.join(format!("{base}.fit"));
+    let poly_stem = dir.join(format!("{base}.polynomial"));
+    let fit = render(&Drawing::Plot(validation_fit(v)?), &fit_stem)?;
+    let poly = render(
+        &Drawing::Plot(polynomial_vs_fractal_plot(&v.series, None, target)?),
+        &poly_stem,
+    )?;
+    let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
+    for (r, stem) in [(&fit, &fit_stem), (&poly, &poly_stem)] {
+        files.push((with_suffix(stem, "svg"), r.svg.as_bytes()));
+        files.push((with_suffix(stem, "png"), &r.png));
+        files.push((with_suffix(stem, "csv"), r.csv.as_bytes()));
+    }
+    let unit: Vec<(&std::path::Path, &[u8])> =
+        files.iter().map(|(p, b)| (p.as_path(), *b)).collect();
+    harness::export::write_together(&unit)?;
+    for (p, _) in &files {
         eprintln!("wrote {}", p.display());
     }
     Ok(())

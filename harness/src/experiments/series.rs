@@ -239,14 +239,15 @@ impl Series {
 
     /// `<dir>/<device-slug>.series.<workload>[-<layout>]` (add `.json` / `.csv`).
     pub fn stem(&self, dir: &Path) -> PathBuf {
+        use crate::export::file_name_part;
         let layout = self
             .layout
             .as_ref()
-            .map_or(String::new(), |l| format!("-{l}"));
+            .map_or(String::new(), |l| format!("-{}", file_name_part(l)));
         dir.join(format!(
             "{}.series.{}{layout}",
             self.device.slug(),
-            self.workload
+            file_name_part(&self.workload)
         ))
     }
 }

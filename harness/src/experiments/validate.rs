@@ -929,7 +929,9 @@ impl Validation {
     /// small>-to-<large sizes>`.
     pub fn file_stem(&self) -> String {
         let s = &self.series;
-        let layout = s.layout.as_ref().map_or(String::new(), |l| format!("-{l}"));
+        let layout = s.layout.as_ref().map_or(String::new(), |l| {
+            format!("-{}", crate::export::file_name_part(l))
+        });
         let small = match (s.points.first(), s.points.last()) {
             (Some(a), Some(b)) => format!("{}-{}", a.size, b.size),
             _ => "none".into(),
@@ -938,7 +940,7 @@ impl Validation {
         format!(
             "{}.validate.{}{layout}.{small}-to-{}",
             s.device.slug(),
-            s.workload.replace(['/', '.'], "_"),
+            crate::export::file_name_part(&s.workload.replace('.', "_")),
             large.join("_")
         )
     }

@@ -3,11 +3,18 @@
 //! (one file) or [`write_together`] (related files, renamed into place one after another
 //! only once every one of them is written).
 //!
-//! A temporary file is named `.NAME.PID.tmp`. While it exists its path is held in a
-//! process-wide registry, so an interrupted process can remove its own
+//! A temporary file is named `.NAME.harness-HOST-PID-NONCE.tmp`: a marker no other program
+//! uses, this machine's name, the process and a number used once. While it exists its path
+//! is held in a process-wide registry, so an interrupted process can remove its own
 //! ([`exit_removing_temporaries`]); and the first write into a folder removes the
-//! temporaries there that a process killed outright (SIGKILL, a crash) left behind: those
-//! whose PID is no live process ([`sweep_stale_temporaries`]).
+//! temporaries there that a harness process of this machine killed outright (SIGKILL, a
+//! crash) left behind: those whose PID is no live process ([`sweep_stale_temporaries`]).
+//! Files of other programs and of other machines sharing the folder are never touched.
+//!
+//! Only a regular file (or nothing) is ever replaced by a rename. A symlink is followed (the
+//! link stays, the file it names is replaced); a character device or a FIFO (`/dev/null`,
+//! `/dev/stdout`, a named pipe with a reader) is written through; anything else (a block
+//! device, a socket, a folder, a symlink to nothing) is refused.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -59,20 +66,37 @@ pub fn write_together(files: &[(&Path, &[u8])]) -> Result<(), WriteError> {
         move |source| WriteError { path, source }
     };
     let result = (|| {
-        for (path, bytes) in files {
-            temporaries.push(write_temporary(path, bytes).map_err(failed(path))?);
+        let targets = files
+            .iter()
+            .map(|(path, _)| resolve(path).map_err(failed(path)))
+            .collect::<Result<Vec<_>, _>>()?;
+        for ((path, bytes), target) in files.iter().zip(&targets) {
+            if let Target::Replace(real) = target {
+                temporaries.push(write_temporary(real, bytes).map_err(failed(path))?);
+            }
         }
+        let _folders = lock_folders(targets.iter().filter_map(|t| match t {
+            Target::Replace(real) => Some(real.as_path()),
+            Target::Through(_) => None,
+        }));
         let mut reg = registry();
-        // A folder where a file should go would fail its rename after others succeeded.
-        if let Some((path, _)) = files.iter().find(|(path, _)| path.is_dir()) {
-            return Err(failed(path)(std::io::Error::new(
-                std::io::ErrorKind::AlreadyExists,
-                "a folder is in the way",
-            )));
+        // A folder (or a special file, put there since) where a file should go would fail
+        // its rename after others succeeded.
+        for ((path, _), target) in files.iter().zip(&targets) {
+            if let Target::Replace(real) = target {
+                still_replaceable(real).map_err(failed(path))?;
+            }
         }
-        for ((path, _), tmp) in files.iter().zip(&temporaries) {
-            std::fs::rename(tmp, path).map_err(failed(path))?;
-            reg.pending.retain(|p| p != tmp);
+        let mut temporary = temporaries.iter();
+        for ((path, bytes), target) in files.iter().zip(&targets) {
+            match target {
+                Target::Replace(real) => {
+                    let tmp = temporary.next().expect("one temporary per file replaced");
+                    std::fs::rename(tmp, real).map_err(failed(path))?;
+                    reg.pending.retain(|p| p != tmp);
+                }
+                Target::Through(special) => write_through(special, bytes).map_err(failed(path))?,
+            }
         }
         Ok(())
     })();
@@ -86,6 +110,212 @@ pub fn write_together(files: &[(&Path, &[u8])]) -> Result<(), WriteError> {
     result
 }
 
+/// Exclusive locks (`flock`) on the folders a unit renames into, held while its files are
+/// renamed: two processes writing units into one folder (two `series` at once) rename
+/// theirs one after the other, never interleaved, so a JSON always stands beside its own
+/// CSV. Best effort: a file system without `flock` leaves the renames unlocked. Released
+/// when dropped.
+struct FolderLocks {
+    _held: Vec<std::fs::File>,
+}
+
+fn lock_folders<'p>(paths: impl Iterator<Item = &'p Path>) -> FolderLocks {
+    let mut dirs: Vec<PathBuf> = paths
+        .map(|p| {
+            let dir = folder_of(p);
+            dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
+        })
+        .collect();
+    // One order for every process: no two wait on each other.
+    dirs.sort();
+    dirs.dedup();
+    let mut held = Vec::with_capacity(dirs.len());
+    #[cfg(unix)]
+    for dir in dirs {
+        use std::os::unix::io::AsRawFd;
+        if let Ok(file) = std::fs::File::open(&dir) {
+            // SAFETY: flock on a descriptor this function owns; closing it releases the lock.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                held.push(file);
+            }
+        }
+    }
+    FolderLocks { _held: held }
+}
+
+/// How a destination is written.
+#[derive(Debug, PartialEq)]
+enum Target {
+    /// A regular file or nothing (the path, a symlink's resolved): a temporary, a rename.
+    Replace(PathBuf),
+    /// A character device or a FIFO: opened and written, never replaced.
+    Through(PathBuf),
+}
+
+fn refused(what: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("{what}; give the path of a regular file"),
+    )
+}
+
+/// How `path` is to be written, or why it cannot be.
+fn resolve(path: &Path) -> std::io::Result<Target> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Target::Replace(path.to_path_buf()))
+        }
+        Err(e) => return Err(e),
+        Ok(meta) => meta,
+    };
+    if !meta.file_type().is_symlink() {
+        return classify(path, &meta, path.to_path_buf());
+    }
+    let followed = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refused("it is a symlink to nothing"))
+        }
+        Err(e) => return Err(e),
+        Ok(meta) => meta,
+    };
+    if followed.is_file() && !path.starts_with("/dev") && !path.starts_with("/proc") {
+        // Replace the file the link names, in its folder; the link stays.
+        return Ok(Target::Replace(std::fs::canonicalize(path)?));
+    }
+    if followed.is_file() {
+        // `/dev/stdout` redirected to a file (`> out.txt`): the shell holds that file open,
+        // so it is appended to, never replaced under it.
+        return Ok(Target::Through(path.to_path_buf()));
+    }
+    classify(path, &followed, path.to_path_buf())
+}
+
+/// A file that exists: regular (`real` replaced), written through, or refused.
+fn classify(path: &Path, meta: &std::fs::Metadata, real: PathBuf) -> std::io::Result<Target> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(Target::Replace(real));
+    }
+    if kind.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "a folder is in the way",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_fifo() {
+            return Ok(Target::Through(path.to_path_buf()));
+        }
+        if kind.is_block_device() {
+            return Err(refused("it is a block device"));
+        }
+        if kind.is_socket() {
+            return Err(refused("it is a socket"));
+        }
+    }
+    Err(refused("it is not a regular file"))
+}
+
+/// Just before a rename: `path` is still a regular file or absent.
+fn still_replaceable(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_file() => match classify(path, &meta, path.to_path_buf())? {
+            Target::Replace(_) => Ok(()),
+            Target::Through(_) => Err(refused("it is not a regular file")),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// Write `bytes` into a character device or FIFO (or a file behind `/dev/stdout`) without
+/// creating or replacing anything. A FIFO without a reader is an error, not a hang.
+fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    // Append: for a regular file behind `/dev/stdout`, after what the shell wrote there.
+    options.append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            std::io::Error::new(e.kind(), "a named pipe that nothing reads")
+        } else {
+            e
+        }
+    })?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns; clears O_NONBLOCK so writes wait
+        // for the reader instead of failing with EAGAIN.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+    file.write_all(bytes)?;
+    file.flush()
+}
+
+/// The marker between a temporary's file name and its owner.
+const MARKER: &str = "harness-";
+
+/// This machine's name as it appears in temporaries' names: `[A-Za-z0-9.-]`, at most 64.
+fn host_tag() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is writable for its length; gethostname NUL-terminates or
+        // truncates within it.
+        let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) } == 0;
+        let name = if ok {
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            String::from_utf8_lossy(&buf[..end]).into_owned()
+        } else {
+            String::new()
+        };
+        let tag: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '.')
+            .take(64)
+            .collect();
+        if tag.is_empty() {
+            "localhost".to_string()
+        } else {
+            tag
+        }
+    })
+}
+
+/// A temporary's name for the file `name`: `.NAME.harness-HOST-PID-NONCE.tmp` (a long
+/// NAME shortened so the whole stays a valid file name).
+fn temporary_name(name: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::from(d.subsec_nanos()));
+    let nonce = (COUNTER.fetch_add(1, Ordering::Relaxed) << 32) ^ nanos;
+    let mut end = name.len().min(120);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        ".{}.{MARKER}{}-{}-{nonce:x}.tmp",
+        &name[..end],
+        host_tag(),
+        std::process::id()
+    )
+}
+
 /// Write `bytes` to `path`'s temporary (registered) and return the temporary's path.
 fn write_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     use std::io::Write;
@@ -95,11 +325,15 @@ fn write_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let name = path
         .file_name()
         .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = dir.join(temporary_name(&name));
     let mut file = {
         let mut reg = registry();
         reg.pending.push(tmp.clone());
-        match std::fs::File::create(&tmp) {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
             Ok(f) => f,
             Err(e) => {
                 reg.pending.retain(|p| p != &tmp);
@@ -134,6 +368,15 @@ pub fn check_writable(dir: &Path) -> std::io::Result<()> {
     } else {
         dir
     };
+    if let Some(file) = dir
+        .ancestors()
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is a file, not a folder", file.display()),
+        ));
+    }
     let created = create_folders(dir)?;
     let probe = write_temporary(&dir.join("write-check"), b"").and_then(|probe| {
         let mut reg = registry();
@@ -195,11 +438,10 @@ fn sweep_once(dir: &Path) {
     }
 }
 
-/// Remove the temporaries (`.NAME.PID.tmp`) in `dir` whose PID is no live process: what a
-/// run killed in the middle of a write left. Returns the files removed. Temporaries of
-/// live processes, this one's included, are kept. (PIDs are those of this machine's PID
-/// namespace: a folder shared with another machine or container may hold temporaries of
-/// processes this one cannot see, which are then taken for dead.)
+/// Remove the harness's temporaries (`.NAME.harness-HOST-PID-NONCE.tmp`) in `dir` made on
+/// this machine by a process no longer alive: what a run killed in the middle of a write
+/// left. Returns the files removed. Temporaries of live processes (this one's included), of
+/// other machines sharing the folder, and every file of another program are kept.
 pub fn sweep_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -207,10 +449,11 @@ pub fn sweep_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = temporary_pid(&name.to_string_lossy()) else {
+        let name = name.to_string_lossy();
+        let Some((host, pid)) = temporary_owner(&name) else {
             continue;
         };
-        if pid != std::process::id() && !process_is_alive(pid) {
+        if host == host_tag() && pid != std::process::id() && !process_is_alive(pid) {
             let path = entry.path();
             if std::fs::remove_file(&path).is_ok() {
                 removed.push(path);
@@ -220,14 +463,27 @@ pub fn sweep_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
-/// The PID in a temporary's name `.NAME.PID.tmp`, or `None` for any other name.
-fn temporary_pid(name: &str) -> Option<u32> {
+/// The host and PID in a harness temporary's name `.NAME.harness-HOST-PID-NONCE.tmp`, or
+/// `None` for any other name.
+fn temporary_owner(name: &str) -> Option<(&str, u32)> {
     let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (stem, pid) = inner.rsplit_once('.')?;
-    if stem.is_empty() || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+    let (stem, owner) = inner.rsplit_once(&format!(".{MARKER}"))?;
+    let (rest, nonce) = owner.rsplit_once('-')?;
+    let (host, pid) = rest.rsplit_once('-')?;
+    let digits = |s: &str, hex: bool| {
+        !s.is_empty()
+            && s.bytes().all(|b| {
+                if hex {
+                    b.is_ascii_hexdigit()
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
+    };
+    if stem.is_empty() || host.is_empty() || !digits(pid, false) || !digits(nonce, true) {
         return None;
     }
-    pid.parse().ok().filter(|&p| p > 0)
+    Some((host, pid.parse().ok().filter(|&p| p > 0)?))
 }
 
 /// Whether a process with this PID exists (signal 0 reaches it, or exists but is not ours).
@@ -248,6 +504,38 @@ fn process_is_alive(pid: u32) -> bool {
         let _ = pid;
         true
     }
+}
+
+/// The longest [`file_name_part`], in bytes: several parts and a suffix still make a valid
+/// file name (255 bytes on common file systems).
+pub const MAX_NAME_PART: usize = 80;
+
+/// `text` (a name from a spec, a graph, a device) as one part of a file name: ASCII letters,
+/// digits, `-` and `_` kept, `.` kept but not first, every other character `_` (so no `/`,
+/// no `..` component, no control character), at most [`MAX_NAME_PART`] bytes; `_` for
+/// nothing.
+///
+/// ```
+/// use harness::export::file_name_part;
+/// assert_eq!(file_name_part("x/../../escaped"), "x_.._.._escaped");
+/// assert_eq!(file_name_part("sor"), "sor");
+/// assert_eq!(file_name_part(".."), "_.");
+/// ```
+pub fn file_name_part(text: &str) -> String {
+    let mut part: String = text
+        .chars()
+        .take(MAX_NAME_PART)
+        .enumerate()
+        .map(|(i, c)| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' => c,
+            '.' if i > 0 => c,
+            _ => '_',
+        })
+        .collect();
+    if part.is_empty() {
+        part.push('_');
+    }
+    part
 }
 
 /// `stem` with `.ext` appended (unlike `Path::with_extension`, which would replace a dotted
@@ -316,36 +604,152 @@ mod tests {
     }
 
     #[test]
-    fn temporaries_of_dead_processes_are_swept_and_live_ones_kept() {
+    fn only_the_harness_temporaries_of_dead_processes_here_are_swept() {
         let dir = tempfile::tempdir().expect("temp dir");
+        let host = host_tag();
         // Above the largest pid_max Linux allows (2^22): no process can have this PID.
-        let dead = ".out.json.4194305.tmp";
-        let own = format!(".other.json.{}.tmp", std::process::id());
-        for name in [dead, own.as_str(), ".hidden", "x.4194305.tmp", ".a.b.tmp"] {
+        let dead = format!(".out.json.harness-{host}-4194305-1f.tmp");
+        let own = format!(".other.json.harness-{host}-{}-2.tmp", std::process::id());
+        let elsewhere = ".out.json.harness-another-node-4194305-3.tmp";
+        // Another program's file in the old shape: never touched.
+        let foreign = ".out.json.4194305.tmp";
+        for name in [&dead, &own, elsewhere, foreign, ".hidden", ".a.b.tmp"] {
             std::fs::write(dir.path().join(name), b"partial").expect("writes");
         }
         write_atomically(&dir.path().join("out.json"), b"{}").expect("writes");
-        assert_eq!(
-            names(dir.path()),
-            [
-                ".a.b.tmp",
-                ".hidden",
-                own.as_str(),
-                "out.json",
-                "x.4194305.tmp"
-            ]
-        );
+        let mut kept = vec![
+            ".a.b.tmp",
+            ".hidden",
+            foreign,
+            elsewhere,
+            own.as_str(),
+            "out.json",
+        ];
+        kept.sort();
+        assert_eq!(names(dir.path()), kept);
     }
 
     #[test]
     fn temporary_names_are_recognised() {
-        assert_eq!(temporary_pid(".x.series.sor.json.123.tmp"), Some(123));
-        assert_eq!(temporary_pid(".x.0.tmp"), None);
-        assert_eq!(temporary_pid("..123.tmp"), None);
-        assert_eq!(temporary_pid(".x.12a.tmp"), None);
-        assert_eq!(temporary_pid(".x.-1.tmp"), None);
+        let name = temporary_name("x.series.sor.json");
+        let (host, pid) = temporary_owner(&name).expect("own shape");
+        assert_eq!((host, pid), (host_tag(), std::process::id()));
+        assert_eq!(
+            temporary_owner(".x.harness-my-host-123-ab.tmp"),
+            Some(("my-host", 123))
+        );
+        assert_eq!(temporary_owner(".x.series.sor.json.123.tmp"), None);
+        assert_eq!(temporary_owner(".x.harness-h-0-1.tmp"), None);
+        assert_eq!(temporary_owner("..harness-h-1-1.tmp"), None);
+        assert_eq!(temporary_owner(".x.harness-h-12a-1.tmp"), None);
+        assert_eq!(temporary_owner(".x.harness--1-1.tmp"), None);
+        assert_eq!(temporary_owner(".x.harness-h-1-zz.tmp"), None);
+        assert!(temporary_name(&"é".repeat(200)).len() < 255);
+        assert_ne!(temporary_name("a"), temporary_name("a"), "a nonce each");
         assert!(process_is_alive(std::process::id()));
         assert!(!process_is_alive(4_194_305));
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_kept() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let real = dir.path().join("real.json");
+        std::fs::write(&real, b"old").expect("writes");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).expect("links");
+        write_atomically(&link, b"new").expect("writes");
+        let meta = std::fs::symlink_metadata(&link).expect("exists");
+        assert!(meta.file_type().is_symlink(), "the link is not replaced");
+        assert_eq!(std::fs::read(&real).expect("reads"), b"new");
+        assert_eq!(names(dir.path()), ["link.json", "real.json"]);
+        // A link to nothing is refused, and nothing is created.
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("absent"), &dangling).expect("links");
+        let e = write_atomically(&dangling, b"x").expect_err("refused");
+        assert!(e.to_string().contains("symlink to nothing"), "{e}");
+        assert_eq!(names(dir.path()), ["dangling", "link.json", "real.json"]);
+    }
+
+    #[test]
+    fn a_file_behind_dev_fd_is_appended_to_not_replaced() {
+        use std::io::Write;
+        use std::os::unix::io::AsRawFd;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("out.txt");
+        let mut shell = std::fs::File::create(&path).expect("creates");
+        shell.write_all(b"printed;").expect("writes");
+        let via = PathBuf::from(format!("/dev/fd/{}", shell.as_raw_fd()));
+        write_atomically(&via, b"trace").expect("writes");
+        assert_eq!(std::fs::read(&path).expect("reads"), b"printed;trace");
+        assert_eq!(names(dir.path()), ["out.txt"]);
+    }
+
+    #[test]
+    fn a_device_is_written_through_not_replaced() {
+        write_atomically(Path::new("/dev/null"), b"discarded").expect("writes");
+        let meta = std::fs::symlink_metadata("/dev/null").expect("exists");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(meta.file_type().is_char_device());
+        assert_eq!(
+            resolve(Path::new("/dev/null")).expect("resolves"),
+            Target::Through(PathBuf::from("/dev/null"))
+        );
+    }
+
+    #[test]
+    fn a_fifo_is_written_through_or_refused_without_a_reader() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = dir.path().join("pipe.json");
+        let c = std::ffi::CString::new(fifo.to_str().expect("utf-8")).expect("no NUL");
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // No reader: an error at once, not a hang, and the FIFO stays.
+        let e = write_atomically(&fifo, b"x").expect_err("no reader");
+        assert!(e.to_string().contains("nothing reads"), "{e}");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).expect("reads"))
+        };
+        // Wait for the reader to open its end.
+        let mut tries = 0;
+        loop {
+            match write_atomically(&fifo, b"through") {
+                Ok(()) => break,
+                Err(_) if tries < 500 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(reader.join().expect("joins"), b"through");
+        use std::os::unix::fs::FileTypeExt;
+        let meta = std::fs::symlink_metadata(&fifo).expect("exists");
+        assert!(meta.file_type().is_fifo(), "the FIFO is not replaced");
+        assert_eq!(names(dir.path()), ["pipe.json"]);
+    }
+
+    #[test]
+    fn units_renamed_into_one_folder_wait_for_each_other() {
+        use std::os::unix::io::AsRawFd;
+        let dir = tempfile::tempdir().expect("temp dir");
+        // Another process's unit in the middle of its renames holds the folder.
+        let other = std::fs::File::open(dir.path()).expect("opens the folder");
+        // SAFETY: flock on a descriptor the test owns.
+        assert_eq!(unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let (csv, json) = (dir.path().join("r.csv"), dir.path().join("r.json"));
+        let writer = {
+            let (csv, json) = (csv.clone(), json.clone());
+            std::thread::spawn(move || write_together(&[(&csv, b"new"), (&json, b"new")]))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            !csv.exists() && !json.exists(),
+            "renamed while the folder was held"
+        );
+        drop(other);
+        writer.join().expect("joins").expect("writes");
+        assert_eq!(std::fs::read(&json).expect("reads"), b"new");
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, Export
 
 /// Read a JSON file written by a command; an error names the file and the field.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ExportError::Read {
+    let text = super::input::read_input_text(path).map_err(|e| ExportError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;

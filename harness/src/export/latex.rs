@@ -4,7 +4,15 @@
 use super::table::Table;
 
 /// Escape LaTeX's special characters, and write the Unicode symbols the harness prints
-/// (Δ, τ, φ, ρ, ², ×, ≤, …) in math mode so that pdflatex needs no extra package.
+/// (Δ, τ, φ, ρ, ², ×, ≤, …) in math mode so that pdflatex needs no extra package. Line
+/// ends (LF, and a lone CR, at which TeX ends a line too) and every other control
+/// character become spaces, so escaped text never starts a new line: it is safe after a
+/// `%` as well.
+///
+/// ```
+/// use harness::export::latex::escape;
+/// assert_eq!(escape("a\rb\n\\input{x}"), "a b \\textbackslash{}input\\{x\\}");
+/// ```
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -16,7 +24,7 @@ pub fn escape(text: &str) -> String {
             }
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
-            '\n' => out.push(' '),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => out.push(' '),
             'Δ' => out.push_str("$\\Delta$"),
             'τ' => out.push_str("$\\tau$"),
             'φ' => out.push_str("$\\varphi$"),
@@ -91,4 +99,32 @@ pub fn table_to_latex(table: &Table, caption: &str) -> String {
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_field_reaches_a_live_line() {
+        for evil in [
+            "GPU\n\\input{/etc/passwd}",
+            "GPU\r\\immediate\\write18{id}",
+            "GPU\r\n\\input{x}",
+            "GPU\u{b}\u{c}\u{1b}[31m",
+        ] {
+            let e = escape(evil);
+            assert!(!e.contains(['\n', '\r']), "{e:?}");
+            assert!(!e.chars().any(char::is_control), "{e:?}");
+            assert!(
+                !e.contains("\\input{") && !e.contains("\\immediate"),
+                "{e:?}"
+            );
+        }
+        let mut t = Table::new(["a\rb"]);
+        t.row(["x\r\\input{y}"]);
+        let tex = table_to_latex(&t, "cap\r\\input{z}");
+        assert!(!tex.contains('\r'), "{tex:?}");
+        assert!(!tex.contains("\\input{"), "{tex:?}");
+    }
 }

@@ -3,11 +3,31 @@
 
 use super::table::Table;
 
-/// Escape the characters that would break a pipe-table cell.
+/// Text for one line of Markdown (a heading, a cell): no HTML (`<`, `>` as entities, so no
+/// `<script>` or `<img onerror>` reaches a renderer), no line break or other control
+/// character (a space), backslashes kept literal.
+///
+/// ```
+/// use harness::export::markdown::inline;
+/// assert_eq!(inline("<img src=x onerror=alert(1)>\n# x"), "&lt;img src=x onerror=alert(1)&gt; # x");
+/// ```
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escape the characters that would break a pipe-table cell (and any HTML, as [`inline`]).
 fn cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('\n', " ")
+    inline(text).replace('|', "\\|")
 }
 
 /// The table in Markdown: header, a `---` rule, then the rows.
@@ -32,4 +52,19 @@ pub fn table_to_markdown(table: &Table) -> String {
         out.push_str(&line(row));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_html_or_line_break_gets_through() {
+        let mut t = Table::new(["<script>alert(1)</script>"]);
+        t.row(["<img src=x onerror=alert(1)>\r\n# heading"]);
+        let md = table_to_markdown(&t);
+        assert!(!md.contains('<') && !md.contains('>'), "{md}");
+        assert_eq!(md.lines().count(), 3, "{md:?}");
+        assert!(!md.contains('\r'), "{md:?}");
+    }
 }

@@ -1,4 +1,5 @@
-//! Files and formats: every result the harness writes goes through here.
+//! Files and formats: every result the harness writes goes through here, and every file it
+//! is given to read ([`read_input`]: regular files only, of bounded size).
 //!
 //! One [`Exporter`] per format ([`Format`]: JSON, CSV, Markdown, Extra-P text), as
 //! hyperfine's `export/` has one per format behind one trait. A result says what it can be
@@ -13,6 +14,7 @@
 pub mod csv;
 pub mod extrap;
 pub mod file;
+pub mod input;
 pub mod json;
 pub mod latex;
 pub mod markdown;
@@ -23,10 +25,11 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub use file::{
-    check_writable, create_folders, exit_removing_temporaries, keep_on_interrupt,
+    check_writable, create_folders, exit_removing_temporaries, file_name_part, keep_on_interrupt,
     remove_empty_folders, remove_on_interrupt, sweep_stale_temporaries, with_suffix,
     write_atomically, write_together, WriteError,
 };
+pub use input::{read_input, read_input_text, MAX_READ_BYTES};
 pub use json::read_json;
 pub use table::{sig, Table};
 

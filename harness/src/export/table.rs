@@ -82,12 +82,31 @@ pub const MAX_CELL_CHARS: usize = 200;
 
 /// `cell` as a rendered table shows it: whole, or its first characters and its length.
 fn display(cell: &str) -> String {
+    // A control character (an escape sequence in a device or spec name) would drive the
+    // terminal, and a line break would break the table: shown as `?`.
+    let cell = &terminal_safe(cell);
     let count = cell.chars().count();
     if count <= MAX_CELL_CHARS {
         return cell.to_string();
     }
     let head: String = cell.chars().take(MAX_CELL_CHARS - 40).collect();
     format!("{head}… ({count} characters)")
+}
+
+/// `text` with every control character (ESC, CR, LF, BEL, …) shown as `?`, so that text
+/// from a file or a device cannot move the cursor, recolour or clear a terminal.
+///
+/// ```
+/// use harness::export::table::terminal_safe;
+/// assert_eq!(terminal_safe("GPU\u{1b}[2J\r\nx"), "GPU?[2J??x");
+/// ```
+pub fn terminal_safe(text: &str) -> String {
+    if !text.contains(|c: char| c.is_control()) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// A number with `digits` significant digits, in plain or scientific notation as fits.
@@ -109,6 +128,15 @@ pub fn sig(value: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_escape_sequence_reaches_the_terminal() {
+        let mut t = Table::new(["device"]);
+        t.row(["GPU\u{1b}]0;owned\u{7}\u{1b}[2J\r\nnext"]);
+        let text = t.render();
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\r'));
+        assert_eq!(text.lines().count(), 3, "{text:?}");
+    }
 
     #[test]
     fn a_huge_cell_is_cut_for_display_not_a_panic() {

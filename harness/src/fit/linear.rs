@@ -163,11 +163,24 @@ pub fn fit_line_relative(x: &[f64], y: &[f64]) -> Result<LinearFit, LinearFitErr
 }
 
 /// Ordinary least squares `y = d + m·x` by `linregress`: `(d, m, se(d), se(m), R²)`; the
-/// one wrapper of the regression library, shared by the fractal fit. The error is
-/// linregress's message.
+/// one wrapper of the regression library, shared by the fractal fit. The error says what
+/// about the points keeps a line from being fitted, not the library's internal text.
 pub(crate) fn ols_line(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64), String> {
     use linregress::{FormulaRegressionBuilder, RegressionDataBuilder};
-    let err = |e: linregress::Error| e.to_string();
+    // The library fits a line through points all at one x (nonsense numbers, no error) and
+    // reports other trouble in its own words: both are said here in the user's.
+    if !x.iter().chain(y).all(|v| v.is_finite()) {
+        return Err("a point is not a finite number (a time at or below its offset?)".into());
+    }
+    if x.windows(2).all(|w| w[0] == w[1]) {
+        return Err("every point is at the same size: give sizes that differ".into());
+    }
+    let err = |_: linregress::Error| {
+        format!(
+            "no line fits these {} points (at least 3 at different sizes are needed)",
+            x.len()
+        )
+    };
     let data = RegressionDataBuilder::new()
         .build_from(vec![("Y", y.to_vec()), ("X", x.to_vec())])
         .map_err(err)?;
@@ -193,6 +206,14 @@ pub(crate) fn ols_line(x: &[f64], y: &[f64]) -> Result<(f64, f64, f64, f64, f64)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_regression_says_why_in_plain_words() {
+        let e = ols_line(&[3.0, 3.0, 3.0], &[1.0, 2.0, 3.0]).unwrap_err();
+        assert!(e.contains("same size"), "{e}");
+        let e = ols_line(&[1.0, 2.0, 3.0], &[1.0, f64::NAN, 3.0]).unwrap_err();
+        assert!(e.contains("not a finite number"), "{e}");
+    }
 
     #[test]
     fn hand_computed_fit() {

@@ -314,7 +314,19 @@ fn svg_text(figure: &Drawing, path: &Path) -> Result<String, PlotError> {
             path,
         )?;
     }
-    Ok(text)
+    Ok(xml_characters_only(text))
+}
+
+/// `svg` with every character XML 1.0 forbids (the C0 controls but tab, LF and CR, which a
+/// title or legend taken from a device or spec name may hold) replaced by a space: the
+/// backend escapes `<`, `>` and `&` but passes these through, which makes the file
+/// ill-formed.
+fn xml_characters_only(svg: String) -> String {
+    let forbidden = |c: char| c < ' ' && !matches!(c, '\t' | '\n' | '\r');
+    if !svg.contains(forbidden) {
+        return svg;
+    }
+    svg.replace(forbidden, " ")
 }
 
 /// The figure as PNG bytes at print resolution (`path` names it in errors).
@@ -427,6 +439,20 @@ mod tests {
                 )],
             }),
         }
+    }
+
+    #[test]
+    fn control_characters_of_a_name_leave_the_svg_well_formed() {
+        let mut figure = sample();
+        figure.title = "device\u{1b}[31m\u{7}\u{0}name".into();
+        figure.main.series[0].label = "leg\u{8}end".into();
+        let svg = render_svg(&Drawing::Plot(figure), Path::new("control")).unwrap();
+        assert!(
+            !svg.chars()
+                .any(|c| c < ' ' && !matches!(c, '\t' | '\n' | '\r')),
+            "{svg}"
+        );
+        assert!(svg.contains("[31m"), "the rest of the name is kept");
     }
 
     #[test]

@@ -269,7 +269,7 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Result<(
 
 /// Recognise and load one file.
 fn load(path: &Path) -> Result<Stored, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let text = crate::export::read_input_text(path).map_err(|e| format!("cannot read it: {e}"))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("not valid JSON ({e})"))?;
     let Some(object) = value.as_object() else {

@@ -326,7 +326,7 @@ pub fn validation_fit(v: &Validation) -> Result<crate::plot::Figure, PlotError> 
 /// `case`, `size` and `extrap_err_pct`); `None` where there is no such file or it has no such
 /// columns.
 fn read_extrap_errors(csv: &Path) -> Option<Vec<(String, usize, f64)>> {
-    let text = std::fs::read_to_string(csv).ok()?;
+    let text = crate::export::read_input_text(csv).ok()?;
     let mut lines = text.lines();
     let header = split_csv_line(lines.next()?);
     let column = |name: &str| header.iter().position(|h| h.trim() == name);

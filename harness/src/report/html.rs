@@ -108,7 +108,8 @@ impl Builder {
         self.body.push_str("</tbody></table></div>\n");
         let _ = write!(
             self.markdown,
-            "### {caption}\n\n{}\n",
+            "### {}\n\n{}\n",
+            crate::export::markdown::inline(caption),
             table_to_markdown(table)
         );
         self.latex.push_str(&table_to_latex(table, caption));
@@ -146,9 +147,14 @@ impl Builder {
         Page {
             name: name.to_string(),
             html,
-            markdown: format!("# {title}\n\n{}", self.markdown),
+            markdown: format!(
+                "# {}\n\n{}",
+                crate::export::markdown::inline(title),
+                self.markdown
+            ),
             latex: format!(
-                "% {title}: tables for a paper (\\usepackage{{booktabs}})\n\n{}",
+                "% {}: tables for a paper (\\usepackage{{booktabs}})\n\n{}",
+                crate::export::latex::escape(title),
                 self.latex
             ),
         }
@@ -827,16 +833,25 @@ fn files_section(b: &mut Builder, used: &[&Entry], skipped: &[Skipped]) {
     }
 }
 
-/// Write every page as `<dir>/<name>.html`, `.md` and `.tex`, each atomically; returns the
-/// paths.
+/// Write every page as `<dir>/<name>.html`, `.md` and `.tex` as one unit
+/// ([`crate::export::write_together`]): every file written first, then renamed into place,
+/// the index last, so a page that cannot be written (a full disk) leaves no index linking to
+/// it, and nothing is replaced; returns the paths.
 pub fn write_pages(pages: &[Page], dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    for p in pages {
+    let mut ordered: Vec<&Page> = pages.iter().filter(|p| p.name != "index").collect();
+    ordered.extend(pages.iter().filter(|p| p.name == "index"));
+    let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
+    for p in ordered {
         for (ext, text) in [("html", &p.html), ("md", &p.markdown), ("tex", &p.latex)] {
-            let path = dir.join(format!("{}.{ext}", p.name));
-            crate::export::file::write_atomically(&path, text.as_bytes())?;
-            written.push(path);
+            files.push((dir.join(format!("{}.{ext}", p.name)), text.as_bytes()));
         }
     }
-    Ok(written)
+    let unit: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), *b)).collect();
+    crate::export::write_together(&unit).map_err(|e| {
+        std::io::Error::new(
+            e.source.kind(),
+            format!("{}: {}", e.path.display(), e.source),
+        )
+    })?;
+    Ok(files.into_iter().map(|(p, _)| p).collect())
 }

@@ -506,7 +506,15 @@ pub fn decomposition_table(d: &crate::model::stepanenko::Decomposition) -> Strin
         "cores split evenly among the accelerators",
     );
     row("nu*", sig(d.nu_continuous, 4), "continuous optimum of q*/q");
-    row("K^max", sig(d.k_max, 4), "speed-up at nu*");
+    if d.k_max_attainable {
+        row("K^max", sig(d.k_max, 4), "speed-up at nu*");
+    } else {
+        row(
+            "K^max",
+            format!("{} (out of reach)", sig(d.k_max, 4)),
+            "speed-up at nu*, which needs more than the q cores there are (nu* > 1): K^D at q* is the best reachable",
+        );
+    }
     row(
         "q*",
         d.q_star.to_string(),

@@ -55,7 +55,7 @@ pub enum WorkloadError {
         available: u64,
     },
     /// The arrays and their host copies do not fit the host's available memory.
-    #[error("{workload} at size {size} needs about {needed} bytes of host memory ({what}) but {available} are available now (MemAvailable)")]
+    #[error("{workload} at size {size} needs about {needed} bytes of host memory ({what}) but {available} are available now (MemAvailable, or less under the process's memory limit)")]
     HostMemory {
         /// The workload.
         workload: String,
@@ -323,12 +323,10 @@ pub fn check_fits(
 /// the reference they are checked against): the memory check's factor.
 pub const HOST_COPIES: u64 = 2;
 
-/// The host's available memory (`MemAvailable` of /proc/meminfo), where the system says.
+/// The memory this process may still allocate ([`crate::backend::host::available_memory_bytes`]:
+/// `MemAvailable`, less under a limit of the process's address space or data).
 pub fn host_available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib.saturating_mul(1024))
+    crate::backend::host::available_memory_bytes()
 }
 
 /// The sum of the kernel phases' times, seconds.

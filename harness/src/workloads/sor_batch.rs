@@ -34,15 +34,37 @@ pub struct SorBatch {
     pub sweeps: usize,
 }
 
+/// The most problems one batch may hold.
+pub const MAX_GRIDS: usize = 1 << 20;
+
+/// The most red-black sweeps per problem.
+pub const MAX_SWEEPS: usize = 1 << 20;
+
 /// Residual below which a problem counts as converged (the MIMD fragment's decision).
 pub const CONVERGED: f32 = 1e-3;
 
 impl SorBatch {
-    /// Check the sizes: N ≥ 4, at least one grid and one sweep.
+    /// Checks the sizes: 4 ≤ N ≤ 16384, 1 to [`MAX_GRIDS`] grids that fit in the host's
+    /// memory, 1 to [`MAX_SWEEPS`] sweeps.
     pub fn new(size: usize, grids: usize, sweeps: usize) -> Result<Self, WorkloadError> {
         if !(4..=16_384).contains(&size) || grids == 0 || sweeps == 0 {
             return Err(WorkloadError::Invalid(format!(
                 "the SOR batch needs 4 ≤ N ≤ 16384, at least one grid and one sweep (got N = {size}, {grids} grids, {sweeps} sweeps)"
+            )));
+        }
+        // The batch's grids are all held at once (on the host, and again as results).
+        let bytes = (size as u64 * size as u64 * 4)
+            .saturating_mul(grids as u64)
+            .saturating_mul(2);
+        let available = super::host_available_bytes().unwrap_or(u64::MAX);
+        if grids > MAX_GRIDS || bytes > available {
+            return Err(WorkloadError::Invalid(format!(
+                "the SOR batch of {grids} grids of {size}×{size} needs {bytes} bytes of host memory; at most {MAX_GRIDS} grids, within the {available} bytes available"
+            )));
+        }
+        if sweeps > MAX_SWEEPS {
+            return Err(WorkloadError::Invalid(format!(
+                "{sweeps} sweeps per problem: at most {MAX_SWEEPS}"
             )));
         }
         Ok(SorBatch {

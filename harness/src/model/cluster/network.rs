@@ -78,8 +78,8 @@ pub struct Network {
 }
 
 impl Network {
-    /// A network after checking every value: times finite and not negative, power finite and
-    /// positive, topology extents at least 1.
+    /// A network after checking every value: times finite and not negative, power a speed
+    /// ratio from 1e-6 to 1e6, topology extents at least 1.
     pub fn new(
         kind: NetworkKind,
         start: Seconds,
@@ -88,7 +88,7 @@ impl Network {
         topology: Option<Vec<usize>>,
     ) -> Result<Self, ClusterError> {
         let bad = |what: &str, v: f64| {
-            ClusterError::Network(format!("{what} must be a finite number ≥ 0, got {v}"))
+            ClusterError::Network(format!("{what} must be a finite number ≥ 0, got {v:e}"))
         };
         if !start.0.is_finite() || start.0 < 0.0 {
             return Err(bad("start_time", start.0 * 1e6));
@@ -96,9 +96,9 @@ impl Network {
         if !byte_time.is_finite() || byte_time < 0.0 {
             return Err(bad("send_byte_time", byte_time * 1e6));
         }
-        if !power.is_finite() || power <= 0.0 {
+        if !power.is_finite() || !(1e-6..=1e6).contains(&power) {
             return Err(ClusterError::Network(format!(
-                "power must be a finite number > 0, got {power}"
+                "power must be a speed ratio from 1e-6 to 1e6, got {power:e}"
             )));
         }
         if let Some(t) = &topology {

@@ -81,15 +81,21 @@ impl WeightEntry {
 impl KernelGraph {
     /// Reads and validates a graph file; errors name the file (and the line for TOML errors).
     pub fn load(path: &Path) -> Result<KernelGraph, MaxPlusError> {
-        let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| MaxPlusError::Io {
-            file: file.clone(),
+            file: path.display().to_string(),
             source,
         })?;
+        Self::from_file_text(path, &text)
+    }
+
+    /// Parses and validates the text of the graph file at `path` (read by the caller, e.g.
+    /// with the command line's checks on what may be read); errors name the file.
+    pub fn from_file_text(path: &Path, text: &str) -> Result<KernelGraph, MaxPlusError> {
+        let file = path.display().to_string();
         let stem = path
             .file_stem()
             .map_or_else(|| file.clone(), |stem| stem.to_string_lossy().into_owned());
-        Self::from_toml_str(&text, &file, &stem)
+        Self::from_toml_str(text, &file, &stem)
     }
 
     /// Parses and validates a graph from TOML text; `file` names the source in errors and

@@ -175,12 +175,18 @@ pub fn compile(expr: &Expr, scope: &Scope) -> Result<Code, String> {
     })
 }
 
-/// The binomial coefficient C(n, k) by the product formula (0 outside 0 ≤ k ≤ n).
+/// The binomial coefficient C(n, k) by the product formula (0 outside 0 ≤ k ≤ n). Each of
+/// the min(k, n − k) factors is at least 2, so past 1024 of them the value is beyond any
+/// f64: infinity at once, not a loop of 10^14 steps.
 fn choose(n: f64, k: f64) -> f64 {
-    if k < 0.0 || k > n {
+    if k.is_nan() || n.is_nan() || k < 0.0 || k > n {
         return 0.0;
     }
-    let k = k.min(n - k) as u64;
+    let k = k.min(n - k);
+    if k > 1100.0 {
+        return f64::INFINITY;
+    }
+    let k = k as u64;
     (1..=k).fold(1.0, |acc, j| acc * (n - k as f64 + j as f64) / j as f64)
 }
 

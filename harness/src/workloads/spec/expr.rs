@@ -230,12 +230,18 @@ impl Parser<'_> {
     }
 }
 
-/// The binomial coefficient C(n, k) by the product formula (0 outside 0 ≤ k ≤ n).
+/// The binomial coefficient C(n, k) by the product formula (0 outside 0 ≤ k ≤ n). Each of
+/// the min(k, n − k) factors is at least 2, so past 1024 of them the value is beyond any
+/// f64: infinity at once, not a loop of 10^14 steps.
 fn choose(n: f64, k: f64) -> f64 {
-    if k < 0.0 || k > n {
+    if k.is_nan() || n.is_nan() || k < 0.0 || k > n {
         return 0.0;
     }
-    let k = k.min(n - k) as u64;
+    let k = k.min(n - k);
+    if k > 1100.0 {
+        return f64::INFINITY;
+    }
+    let k = k as u64;
     (1..=k).fold(1.0, |acc, j| acc * (n - k as f64 + j as f64) / j as f64)
 }
 
@@ -344,6 +350,12 @@ mod tests {
         assert_eq!(eval("1e3 + 2.5e-1", 0), 1000.25);
         assert!((eval("sqrt(N) + sin(0) + cos(0)", 16) - 5.0).abs() < 1e-12);
         assert_eq!(eval("choose(22, 11) + choose(3, 5)", 0), 705_432.0);
+        // Bounded cost: a huge k is infinite at once (it used to loop for weeks).
+        let started = std::time::Instant::now();
+        assert_eq!(eval("choose(1e15, 5e14)", 0), f64::INFINITY);
+        assert_eq!(eval("choose(2200, 1101)", 0), f64::INFINITY);
+        assert!(eval("choose(2000, 1000)", 0).is_infinite());
+        assert!(started.elapsed().as_secs() < 1);
     }
 
     #[test]

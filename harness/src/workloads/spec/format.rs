@@ -402,7 +402,7 @@ enum Reading {
 }
 
 fn load_at_depth(path: &Path, depth: usize) -> Result<SpecWorkload, WorkloadError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::export::read_input_text(path)
         .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
     parse_spec(path, &text, Reading::Files { depth })
 }
@@ -435,7 +435,7 @@ fn parse_spec(path: &Path, text: &str, reading: Reading) -> Result<SpecWorkload,
     };
     let source_text = match reading {
         Reading::Stored => String::new(),
-        Reading::Files { .. } => std::fs::read_to_string(&source_path).map_err(|e| {
+        Reading::Files { .. } => crate::export::read_input_text(&source_path).map_err(|e| {
             ctx.err(
                 &raw.source.span(),
                 "source",
@@ -616,6 +616,16 @@ fn buffer(
     element_slot: usize,
 ) -> Result<BufferSpec, WorkloadError> {
     let field = |f: &str| format!("buffers[{i}].{f}");
+    if !is_identifier(b.name.get_ref()) {
+        return Err(ctx.err(
+            &b.name.span(),
+            &field("name"),
+            format!(
+                "{:?} is not a buffer name: a letter or _, then letters, digits or _",
+                b.name.get_ref().chars().take(40).collect::<String>()
+            ),
+        ));
+    }
     let init = match &b.init {
         None => Init::Constant(0.0),
         Some(RawInit::Constant(v)) => Init::Constant(*v),

@@ -267,18 +267,29 @@ impl SpecWorkload {
         let preferred = device.preferred_group_size();
         // Every launch of the first iteration shaped and checked before anything runs.
         let mut count = 0.0;
+        let mut room = lengths.clone();
         self.walk(&self.steps, &mut vars.clone(), &mut count, &mut |l, v| {
             shape(self, l, v, preferred).map(|_| ())?;
-            self.arguments_fit(l, v, &lengths, preferred)
+            self.arguments_fit(l, v, &lengths, preferred, &mut room)
         })?;
         let mut session = Session::new(device, &self.program())?;
         let mut initial = Vec::with_capacity(lengths.len());
         let mut buffers = Vec::with_capacity(lengths.len());
         for (i, &len) in lengths.iter().enumerate() {
             let (bytes, values) = self.initial(i, len, &vars, keep_initial[i])?;
-            let buf = session
-                .device
-                .alloc(len * self.buffers[i].element.bytes())?;
+            // Room for the padding's work items past the length (zeros, never read back).
+            let allocated = room[i]
+                .checked_mul(self.buffers[i].element.bytes())
+                .ok_or_else(|| {
+                    invalid(
+                        self,
+                        format!(
+                            "buffer {}: {} elements do not fit in memory",
+                            self.buffers[i].name, room[i]
+                        ),
+                    )
+                })?;
+            let buf = session.device.alloc(allocated)?;
             if let Some(bytes) = bytes {
                 let t = session.device.upload(&buf, &bytes)?;
                 session.phases.add("upload", t);
@@ -303,13 +314,15 @@ impl SpecWorkload {
         })
     }
 
-    /// Whether every buffer indexed by work item is long enough for the launch.
+    /// Whether every buffer indexed by work item is long enough for the launch; raises
+    /// `room` (elements to allocate per buffer) to the launch's padded work items.
     fn arguments_fit(
         &self,
         l: &LaunchSpec,
         vars: &[f64],
         lengths: &[usize],
         preferred: usize,
+        room: &mut [usize],
     ) -> Result<(), WorkloadError> {
         let Some(launch) = shape(self, l, vars, preferred)? else {
             return Ok(());
@@ -318,9 +331,23 @@ impl SpecWorkload {
             .iter()
             .try_fold(1usize, |a, &g| a.checked_mul(g))
             .unwrap_or(usize::MAX);
+        // The work items the device runs: each global size rounded up to whole groups. A
+        // kernel without an index check runs the padding's items too, so the buffers they
+        // index get room for them beyond their length (`room`), never read back.
+        let padded = (0..launch.dims)
+            .try_fold(1usize, |a, d| {
+                let padded = launch.global[d]
+                    .div_ceil(launch.local[d])
+                    .checked_mul(launch.local[d])?;
+                a.checked_mul(padded)
+            })
+            .unwrap_or(usize::MAX);
         for a in &l.args {
             if let ArgSpec::Buffer(i) = a {
                 let b = &self.buffers[*i];
+                if b.by_work_item {
+                    room[*i] = room[*i].max(padded);
+                }
                 if b.by_work_item && lengths[*i] < items {
                     return Err(invalid(
                         self,
