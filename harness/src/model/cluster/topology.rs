@@ -168,11 +168,14 @@ impl Blocks {
 
     /// Points in each block.
     pub fn block_points(&self) -> u64 {
-        self.block.iter().map(|&b| b as u64).product()
+        self.block
+            .iter()
+            .fold(1u64, |n, &b| n.saturating_mul(b as u64))
     }
 
     /// The messages of one shadow exchange of `width` layers of `arrays` arrays with
-    /// `element_bytes`-byte elements, corners included when `corners`.
+    /// `element_bytes`-byte elements, corners included when `corners`. Byte counts saturate
+    /// at `u64::MAX` (a trace may name any number of arrays) rather than wrap.
     pub fn shadow_transfers(
         &self,
         width: u64,
@@ -213,8 +216,11 @@ impl Blocks {
                                 width.min(b as u64)
                             }
                         })
-                        .product();
-                    out.push((p, q, elements * arrays * element_bytes));
+                        .fold(1u64, |n, e| n.saturating_mul(e));
+                    let bytes = elements
+                        .saturating_mul(arrays)
+                        .saturating_mul(element_bytes);
+                    out.push((p, q, bytes));
                 }
             }
         }
@@ -257,6 +263,14 @@ mod tests {
             rows.shadow_transfers(1, 2, 4, false),
             vec![(0, 1, 48), (1, 0, 48)]
         );
+    }
+
+    #[test]
+    fn a_huge_shadow_exchange_saturates_instead_of_overflowing() {
+        // A trace may claim 2^63 arrays: the bytes saturate, never wrap to a small cost.
+        let b = Blocks::new(&[8, 8], &ProcessorGrid::parse("2x2").unwrap()).unwrap();
+        let t = b.shadow_transfers(1, 1 << 63, 8, true);
+        assert!(t.iter().all(|&(_, _, bytes)| bytes == u64::MAX), "{t:?}");
     }
 
     #[test]
