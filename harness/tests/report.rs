@@ -345,7 +345,7 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
 
 #[test]
 fn a_missing_folder_is_left_out_with_a_note_not_counted_as_a_skipped_file() {
-    // The defaults read calibrations/ and results/; a fresh checkout may hold only the first.
+    // A --from folder that does not exist (say, results/ on a fresh checkout) is left out.
     let out = tempfile::tempdir().unwrap();
     let o = harness()
         .arg("figures")

@@ -16,12 +16,10 @@ use super::check_output_dir;
 /// Where stored results are read from, and which device's.
 #[derive(Args, Debug)]
 pub struct Sources {
-    /// Folders (searched recursively) or files of stored results; repeatable.
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_values = ["calibrations", "results"]
-    )]
+    /// Folders (searched recursively) or files of stored results; repeatable. The default is
+    /// calibrations/, where calibrate, series and validate write; give --from results (or any
+    /// folder) for results written elsewhere, e.g. by validate-suite --output-dir results.
+    #[arg(long, value_name = "DIR", default_values = ["calibrations"])]
     from: Vec<PathBuf>,
     /// Only this device's results (its slug, as calibration files are named, e.g.
     /// host-amd-epyc); results tied to no device are kept.
