@@ -85,6 +85,32 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
 }
 
 #[test]
+fn the_held_out_half_declares_no_access_and_the_transpose_declares_its_own() {
+    // The held-out half was frozen before `access` existed: declaring one now would tune it.
+    use harness::workloads::Access;
+    let split = std::fs::read_to_string(ports().join("SPLIT.md")).unwrap();
+    let patterns = |name: &str| {
+        let spec = load(&ports().join(format!("{name}.toml"))).unwrap();
+        spec.access_patterns()
+            .into_iter()
+            .map(|(k, a)| (k.to_string(), a))
+            .collect::<Vec<_>>()
+    };
+    for name in split_names(&split, "**Held-out (8):**") {
+        assert!(patterns(&name).is_empty(), "{name}");
+        let spec = load(&ports().join(format!("{name}.toml"))).unwrap();
+        assert!(!spec.undeclared_access().is_empty(), "{name}");
+    }
+    assert_eq!(
+        patterns("ft-transpose"),
+        [("transpose_c".to_string(), Access::Transpose)]
+    );
+    // sp-zsolve's work items each walk a z line, but neighbours read neighbouring floats at
+    // every step (coalesced), which "strided" (one cache line per work item per step) is not.
+    assert!(patterns("sp-zsolve").is_empty());
+}
+
+#[test]
 #[cfg_attr(
     no_opencl_runtime,
     ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"

@@ -127,6 +127,14 @@ fn broken_specs_name_the_field_and_line() {
     assert!(m.contains("source") && m.contains("missing.cl"), "{m}");
     let m = broken("tolerance = 1e-5", "tolerance = \"small\"");
     assert!(m.contains("line"), "{m}");
+    let m = broken(
+        "kernel = \"saxpy\"\n",
+        "kernel = \"saxpy\"\naccess = \"gather\"\n",
+    );
+    assert!(
+        m.contains("launches[0].access") && m.contains("stream, strided, transpose"),
+        "{m}"
+    );
 }
 
 #[test]

@@ -23,7 +23,7 @@ use crate::fit::window::{
     HyperplaneRates, SizeFacts, WindowChoice, OVERHEAD_LIMIT, RELAXED_OVERHEAD_LIMIT,
 };
 use crate::units::Seconds;
-use crate::workloads::{Workload, WorkloadError};
+use crate::workloads::{Access, Workload, WorkloadError};
 
 /// One phase (or `total`) at one large size.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -588,6 +588,23 @@ pub fn calibrated_forecast(
     } else {
         Vec::new()
     };
+    // Launch-bound: a workload whose every small size spends over half of its time in its
+    // launches' fixed cost (many short launches: a wavefront's diagonals, a dynamic
+    // programme's rows) still has a prediction, launches × L plus its work's extrapolation;
+    // the window is every saturated, unflagged size whose launches cost less than its whole
+    // time (more, and L contradicts the measurement), and the note says the estimate leans
+    // on L (docs/models.md §2.4, "The window").
+    if choice.accepted.len() < 3 && unfilled.is_empty() {
+        let all = choose_window_any_level(&facts, target_bytes, device, 1.0);
+        if all.accepted.len() >= 3 {
+            notes.push(format!(
+                "launch-bound: {} of the small sizes keep launches × L under {:.0} % of their time, so every size whose launches take less than all of it is used; the estimate is the target's launches × L plus its work's extrapolation, and leans on L",
+                choice.accepted.len(),
+                100.0 * RELAXED_OVERHEAD_LIMIT
+            ));
+            choice = all;
+        }
+    }
     let target_rate = device.streaming_rate(target_bytes);
     let target_level = device.level_of(target_bytes);
     let level_moves: Vec<LevelMove> = choice
@@ -646,18 +663,23 @@ pub fn calibrated_forecast(
             // by the transposing sweep's, where the calibration has one (the host's sweep is
             // one thread's, as the workloads' transposes run there), and those that gather
             // by the gathering sweep's, where it has that.
-            let strided = workload.strided_phases();
+            let patterns = workload.access_patterns();
+            let strided: Vec<&str> = patterns
+                .iter()
+                .filter(|p| p.1 >= Access::Strided)
+                .map(|p| p.0)
+                .collect();
             let transposing = pair(&|b| device.transpose_rate(b));
             let gathering = pair(&|b| device.gather_rate(b));
             let mut own_patterns = Vec::new();
-            let line_moves = strided
+            let line_moves = patterns
                 .iter()
-                .filter_map(|&name| {
+                .filter(|p| p.1 >= Access::Strided)
+                .filter_map(|&(name, access)| {
                     let line = one_line.filter(|_| alone.contains(&name)).or(two_line);
-                    let transpose =
-                        transposing.filter(|_| workload.transpose_phases().contains(&name));
+                    let transpose = transposing.filter(|_| access >= Access::Transpose);
                     let pattern = gathering
-                        .filter(|_| workload.gather_phases().contains(&name))
+                        .filter(|_| access == Access::TransposeRead)
                         .or(transpose);
                     if pattern.is_some() {
                         own_patterns.push(name.to_string());
@@ -757,6 +779,14 @@ pub fn calibrated_forecast(
                 sig(rate * 1e-9, 3)
             ));
         }
+    }
+    let undeclared = workload.undeclared_access();
+    if !undeclared.is_empty() {
+        notes.push(format!(
+            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\" or \"transpose-read\")",
+            undeclared.join(", "),
+            if undeclared.len() == 1 { "s" } else { "" }
+        ));
     }
     // In device memory the rate also depends on how much of the working set a cache still
     // holds, which on a shared machine changes from minute to minute; with none, it is
@@ -1101,8 +1131,22 @@ mod tests {
         assert_eq!(window.choice.accepted, sizes);
         let note = window.note.expect("a note");
         assert!(note.contains("only 0 small size(s) keep launches × L under 20 % of their time: sizes up to 50 % are used"), "{note}");
+        // Launches that take 60 %: launch-bound, every size still used, and the note says
+        // the estimate leans on L.
         for p in &mut series.points {
             p.total.median_seconds *= 0.35 / 0.6;
+        }
+        let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
+        assert!(forecast.is_some(), "{:?}", window.note);
+        assert_eq!(window.choice.accepted, sizes);
+        let note = window.note.expect("a note");
+        assert!(
+            note.contains("launch-bound") && note.contains("leans on L"),
+            "{note}"
+        );
+        // Launches that cost more than a size's whole time contradict it: no prediction.
+        for p in &mut series.points {
+            p.total.median_seconds *= 0.6 / 1.2;
         }
         let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
         assert!(forecast.is_none() && window.choice.accepted.is_empty());
@@ -1212,7 +1256,10 @@ mod tests {
         let plain =
             crate::workloads::registry::lookup("adi", Some(crate::workloads::Layout::Plain))
                 .expect("plain");
-        assert!(plain.transpose_phases().is_empty());
+        assert!(plain
+            .access_patterns()
+            .iter()
+            .all(|p| p.1 < crate::workloads::Access::Transpose));
     }
 
     #[test]
@@ -1252,7 +1299,7 @@ mod tests {
         assert!(
             crate::workloads::registry::lookup("sor", Some(crate::workloads::Layout::Plain))
                 .expect("plain")
-                .gather_phases()
+                .access_patterns()
                 .is_empty()
         );
     }

@@ -357,11 +357,11 @@ pub struct LevelMove {
     /// own time does not say better): [`CalibratedMethod::Transfer`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_costs: Vec<(String, f64, bool)>,
-    /// For each kernel phase the workload declares strided (its `strided_phases`): the
-    /// calibrated line rate at this size's working set, bytes per second, and its ratio to
-    /// the line rate at the target's, used in place of `rate` and `factor`. For a phase it
-    /// also declares a transpose (its `transpose_phases`) the pair is the calibration's
-    /// transposing sweep's instead, where it has one.
+    /// For each kernel phase the workload declares strided or a transpose (its
+    /// `access_patterns`): the calibrated line rate at this size's working set, bytes per
+    /// second, and its ratio to the line rate at the target's, used in place of `rate` and
+    /// `factor`. For a transpose the pair is the calibration's transposing sweep's instead
+    /// (a gathering transpose's the gathering sweep's), where it has one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_moves: Vec<(String, f64, f64)>,
     /// The phases among [`Self::line_moves`] and [`Self::own_rates`] whose rate is a sweep of

@@ -10,7 +10,7 @@
 
 use super::grid3d::{initial, program, swap_jk, sweep};
 use super::session::{compare_with_history, Session};
-use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
+use super::{check_cube, finish, Access, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, Launch};
 
 /// Agreement with the host, as a fraction of the array's largest value.
@@ -35,18 +35,16 @@ pub struct Adi(pub Layout);
 impl Workload for Adi {
     /// The three sweeps, and in the `reordered` layout the transposes too: their executors
     /// read along k and write with a stride of n (one cache line per executor per step).
-    fn strided_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &["sweep i", "sweep j", "sweep k"],
-            Layout::Reordered => &["sweep i", "sweep j", "sweep k", "swap j,k"],
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        let mut patterns = vec![
+            ("sweep i", Access::Strided),
+            ("sweep j", Access::Strided),
+            ("sweep k", Access::Strided),
+        ];
+        if self.0 == Layout::Reordered {
+            patterns.push(("swap j,k", Access::Transpose));
         }
-    }
-
-    fn transpose_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &[],
-            Layout::Reordered => &["swap j,k"],
-        }
+        patterns
     }
 
     fn name(&self) -> &str {

@@ -10,7 +10,7 @@
 
 use super::grid3d::solve_all;
 use super::session::{compare, Session};
-use super::{check_cube, finish, Layout, RunResult, Workload, WorkloadError};
+use super::{check_cube, finish, Access, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device};
 
 /// Agreement with the host, relative to the largest value.
@@ -46,18 +46,16 @@ pub struct LineSolve(pub Layout);
 
 impl Workload for LineSolve {
     /// The three solves, and in the `reordered` layout the transposes too (as for ADI).
-    fn strided_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &["solve i", "solve j", "solve k"],
-            Layout::Reordered => &["solve i", "solve j", "solve k", "swap j,k"],
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        let mut patterns = vec![
+            ("solve i", Access::Strided),
+            ("solve j", Access::Strided),
+            ("solve k", Access::Strided),
+        ];
+        if self.0 == Layout::Reordered {
+            patterns.push(("swap j,k", Access::Transpose));
         }
-    }
-
-    fn transpose_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &[],
-            Layout::Reordered => &["swap j,k"],
-        }
+        patterns
     }
 
     fn name(&self) -> &str {

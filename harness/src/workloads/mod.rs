@@ -5,6 +5,7 @@
 //! bring-your-own spec files share the [`PhaseRecorder`] and [`RunResult`] types so that
 //! `run`, `series` and the predictors treat them alike.
 
+pub mod access;
 pub mod adi;
 pub mod grid3d;
 pub mod line_solve;
@@ -22,6 +23,7 @@ use thiserror::Error;
 
 use crate::backend::{BackendError, Device};
 use crate::fit::window::PlaneOrder;
+pub use access::Access;
 pub use phases::{PhaseRecorder, PhaseTiming};
 
 /// Errors of a workload run.
@@ -199,28 +201,22 @@ pub trait Workload {
         None
     }
 
-    /// Kernel phases whose executors each walk a line of the grid with a stride, so that
+    /// The kernel phases that do not stream, each with its access pattern; every other
+    /// kernel phase streams. Strided phases walk a line of the grid with a stride, so that
     /// every step of a work-group fetches cache lines no prefetcher streams (the ADI and
-    /// line-solve sweeps, and the j,k transposes of their `reordered` layouts, which write
-    /// with a stride of n). The `calibrated` variant moves these between memory levels by the
-    /// calibration's strided line rate instead of its streaming rate (docs/models.md §2.4).
-    fn strided_phases(&self) -> &'static [&'static str] {
-        &[]
+    /// line-solve sweeps); transposes write a stride apart (the `reordered` layouts' `swap
+    /// j,k`, SOR's `to_skewed`), and gathering transposes read a stride apart (SOR's
+    /// `from_skewed`). The `calibrated` variant moves each by the calibration's sweep of its
+    /// pattern: the line rate, the transposing sweep, the gathering sweep (docs/models.md
+    /// §2.4).
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        Vec::new()
     }
 
-    /// Kernel phases that transpose the grid's j and k axes (the `reordered` layouts' `swap
-    /// j,k`): among the strided phases, these move between memory levels by the calibration's
-    /// transposing sweep where it has one, a kernel that does what they do
-    /// (docs/models.md §2.4, "Transposes move by the transposing sweep").
-    fn transpose_phases(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Kernel phases among the transposes whose strided side is their reads (SOR's copy back
-    /// from its skewed layout): these move by the calibration's gathering sweep where it has
-    /// one, and by its transposing sweep where it does not (docs/models.md §2.4).
-    fn gather_phases(&self) -> &'static [&'static str] {
-        &[]
+    /// Kernel phases whose access pattern nobody declared (a spec's launches without
+    /// `access`): the prediction takes them as streaming and says so.
+    fn undeclared_access(&self) -> Vec<&str> {
+        Vec::new()
     }
 
     /// Kernel phases that update one n × n grid of floats in place by a five-point stencil

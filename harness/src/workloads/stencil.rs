@@ -14,7 +14,7 @@ use crate::backend::host_pool::for_each_mut;
 use rayon::prelude::*;
 
 use super::session::{compare, compare_with_history, Session};
-use super::{check_fits, finish, Layout, RunResult, Workload, WorkloadError};
+use super::{check_fits, finish, Access, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, HostArgs, HostKernel, Launch, ProgramSource};
 
 /// The relaxation factor W.
@@ -391,25 +391,16 @@ impl Workload for Sor {
     /// executor's step writes (`to_skewed`) or reads (`from_skewed`) one element per cache
     /// line, as a transpose does. (Until 2026-11-27 they were left undeclared and moved at
     /// the streaming rate, which charged them almost nothing for leaving the cache.)
-    fn strided_phases(&self) -> &'static [&'static str] {
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
         match self.0 {
-            Layout::Plain => &[],
-            Layout::Reordered => &["to_skewed", "from_skewed"],
-        }
-    }
-
-    /// Both copies move by the calibration's transposing sweeps, the kernels that do what
-    /// they do.
-    fn transpose_phases(&self) -> &'static [&'static str] {
-        self.strided_phases()
-    }
-
-    /// The copy back reads a diagonal's length apart and writes rows: a gathering
-    /// transpose. The copy in, which writes apart, moves by the cube's transposing sweep.
-    fn gather_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &[],
-            Layout::Reordered => &["from_skewed"],
+            Layout::Plain => Vec::new(),
+            // Both copies move by the calibration's transposing sweeps, the kernels that do
+            // what they do. The copy back reads a diagonal's length apart and writes rows: a
+            // gathering transpose; the copy in writes apart.
+            Layout::Reordered => vec![
+                ("to_skewed", Access::Transpose),
+                ("from_skewed", Access::TransposeRead),
+            ],
         }
     }
 

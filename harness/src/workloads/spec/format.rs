@@ -12,7 +12,7 @@ use super::compiled::{compile, Code, Scope};
 use super::expr::parse;
 use super::params::{is_identifier, Params, RESERVED};
 use crate::backend::{DeviceSelector, Dialect};
-use crate::workloads::WorkloadError;
+use crate::workloads::{Access, WorkloadError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +76,7 @@ struct RawStep {
     host_loop: Option<RawLoop>,
     body: Option<Vec<RawStep>>,
     bytes: Option<Spanned<String>>,
+    access: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -192,6 +193,8 @@ pub struct LaunchSpec {
     /// says: the phase's GB/s, and what the calibrated prediction moves between memory
     /// levels.
     pub bytes: Option<Code>,
+    /// How it reads and writes its buffers, where the spec says (`access = "…"`).
+    pub access: Option<Access>,
 }
 
 /// A host loop: `var` from `from` to `to` inclusive in steps of `step`, running `body` in
@@ -710,11 +713,16 @@ impl StepBuilder<'_, '_> {
                     "a loop with a body holds its launches in the body; move the kernel into a body entry",
                 ));
             }
-            if s.global.is_some() || s.local.is_some() || !s.args.is_empty() || s.bytes.is_some() {
+            if s.global.is_some()
+                || s.local.is_some()
+                || !s.args.is_empty()
+                || s.bytes.is_some()
+                || s.access.is_some()
+            {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local, args or bytes of its own",
+                    "a loop with a body takes no global, local, args, bytes or access of its own",
                 ));
             }
             if body.is_empty() {
@@ -853,6 +861,23 @@ impl StepBuilder<'_, '_> {
             .enumerate()
             .map(|(j, a)| arg(ctx, a, &field(&format!("args[{j}]")), self.find, scope))
             .collect::<Result<Vec<_>, _>>()?;
+        let access = l
+            .access
+            .as_ref()
+            .map(|a| {
+                Access::parse(a.get_ref()).ok_or_else(|| {
+                    ctx.err(
+                        &a.span(),
+                        &field("access"),
+                        format!(
+                            "{:?} is not an access pattern: one of {}",
+                            a.get_ref().chars().take(40).collect::<String>(),
+                            Access::NAMES.join(", ")
+                        ),
+                    )
+                })
+            })
+            .transpose()?;
         Ok(LaunchSpec {
             kernel: kernel.get_ref().clone(),
             global: codes(global, "global")?,
@@ -863,6 +888,7 @@ impl StepBuilder<'_, '_> {
                 .as_ref()
                 .map(|b| ctx.code(b, &field("bytes"), scope))
                 .transpose()?,
+            access,
         })
     }
 }

@@ -12,7 +12,9 @@ use rayon::prelude::*;
 use super::format::{ArgSpec, CheckSpec, Element, Expected, Init, LaunchSpec, SpecWorkload, Step};
 use crate::backend::{discover, select, Arg, BackendKind, Buffer, Device, Launch, ProgramSource};
 use crate::workloads::session::{compare, Session};
-use crate::workloads::{check_fits, finish, RunResult, Verification, Workload, WorkloadError};
+use crate::workloads::{
+    check_fits, finish, Access, RunResult, Verification, Workload, WorkloadError,
+};
 
 /// Most launches one iteration may make: the bound on a spec's work.
 pub const MAX_LOOP_LAUNCHES: f64 = 1e7;
@@ -767,6 +769,37 @@ impl Workload for SpecWorkload {
         self.default_iterations
     }
 
+    /// Each kernel's `access`, where one of its launches declares one (the most particular,
+    /// should two launches of one kernel disagree).
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        let mut patterns: Vec<(&str, Access)> = Vec::new();
+        for l in launches(&self.steps) {
+            let Some(access) = l.access.filter(|&a| a != Access::Stream) else {
+                continue;
+            };
+            match patterns.iter_mut().find(|p| p.0 == l.kernel) {
+                Some(p) => p.1 = p.1.max(access),
+                None => patterns.push((&l.kernel, access)),
+            }
+        }
+        patterns
+    }
+
+    fn undeclared_access(&self) -> Vec<&str> {
+        let all: Vec<&LaunchSpec> = launches(&self.steps);
+        let mut names: Vec<&str> = all
+            .iter()
+            .filter(|l| {
+                !all.iter()
+                    .any(|m| m.kernel == l.kernel && m.access.is_some())
+            })
+            .map(|l| l.kernel.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
     fn parallelism(&self, size: usize) -> Option<u64> {
         // The widest launch of the first iteration (on a typical 256-wide group).
         let mut vars = self.vars(size, 1).ok()?;
@@ -813,6 +846,17 @@ impl Workload for SpecWorkload {
         self.run_inner(device, size, iterations, verify, false)
             .map(|(r, _)| r)
     }
+}
+
+/// Every launch of `steps`, loop bodies included, in the order they are written.
+fn launches(steps: &[Step]) -> Vec<&LaunchSpec> {
+    steps
+        .iter()
+        .flat_map(|s| match s {
+            Step::Launch(l) => vec![l],
+            Step::Loop(lp) => launches(&lp.body),
+        })
+        .collect()
 }
 
 #[cfg(test)]
