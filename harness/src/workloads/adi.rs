@@ -8,7 +8,7 @@
 //! axes before the k sweep and back after it (two transpose phases), so every sweep is
 //! coalesced — the paper's "dynamic array reordering".
 
-use super::grid3d::{initial, program, swap_jk, sweep};
+use super::grid3d::{initial, line_patterns, program, swap_jk, sweep};
 use super::session::{compare_with_history, Session};
 use super::{check_cube, finish, Access, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device, Launch};
@@ -36,15 +36,7 @@ impl Workload for Adi {
     /// The three sweeps, and in the `reordered` layout the transposes too: their executors
     /// read along k and write with a stride of n (one cache line per executor per step).
     fn access_patterns(&self) -> Vec<(&str, Access)> {
-        let mut patterns = vec![
-            ("sweep i", Access::Strided),
-            ("sweep j", Access::Strided),
-            ("sweep k", Access::Strided),
-        ];
-        if self.0 == Layout::Reordered {
-            patterns.push(("swap j,k", Access::Transpose));
-        }
-        patterns
+        line_patterns(["sweep i", "sweep j", "sweep k"], self.0)
     }
 
     fn name(&self) -> &str {

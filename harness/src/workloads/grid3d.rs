@@ -4,7 +4,7 @@
 //! and not each other.
 
 use super::session::Session;
-use super::WorkloadError;
+use super::{Access, Layout, WorkloadError};
 use crate::backend::host_planes::relax_plane_args;
 use crate::backend::{Arg, Buffer, HostArgs, HostKernel, Launch, ProgramSource};
 
@@ -155,4 +155,16 @@ fn host_line_solve(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
 /// times as well.
 fn host_plane(args: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     relax_plane_args(args)
+}
+
+/// The access patterns of a workload that walks its cube's lines along i, j and k (`lines`,
+/// each strided: one cache line per executor per step) and, in the `reordered` layout, swaps
+/// j and k between sweeps (a transpose): ADI's and line-solve's.
+pub fn line_patterns(lines: [&'static str; 3], layout: Layout) -> Vec<(&'static str, Access)> {
+    let mut patterns: Vec<(&'static str, Access)> =
+        lines.iter().map(|&l| (l, Access::Strided)).collect();
+    if layout == Layout::Reordered {
+        patterns.push(("swap j,k", Access::Transpose));
+    }
+    patterns
 }

@@ -8,7 +8,7 @@
 //! lines. The access pattern is theirs: in the `plain` layout the k lines are strided; the
 //! `reordered` layout swaps the j and k axes around the k solve, as for ADI.
 
-use super::grid3d::solve_all;
+use super::grid3d::{line_patterns, solve_all};
 use super::session::{compare, Session};
 use super::{check_cube, finish, Access, Layout, RunResult, Workload, WorkloadError};
 use crate::backend::{Arg, Buffer, Device};
@@ -47,15 +47,7 @@ pub struct LineSolve(pub Layout);
 impl Workload for LineSolve {
     /// The three solves, and in the `reordered` layout the transposes too (as for ADI).
     fn access_patterns(&self) -> Vec<(&str, Access)> {
-        let mut patterns = vec![
-            ("solve i", Access::Strided),
-            ("solve j", Access::Strided),
-            ("solve k", Access::Strided),
-        ];
-        if self.0 == Layout::Reordered {
-            patterns.push(("swap j,k", Access::Transpose));
-        }
-        patterns
+        line_patterns(["solve i", "solve j", "solve k"], self.0)
     }
 
     fn name(&self) -> &str {
