@@ -6,6 +6,7 @@
 //! holds examples.
 
 pub mod compiled;
+mod declared;
 pub mod distribution;
 pub mod expr;
 mod format;

@@ -769,35 +769,12 @@ impl Workload for SpecWorkload {
         self.default_iterations
     }
 
-    /// Each kernel's `access`, where one of its launches declares one (the most particular,
-    /// should two launches of one kernel disagree).
     fn access_patterns(&self) -> Vec<(&str, Access)> {
-        let mut patterns: Vec<(&str, Access)> = Vec::new();
-        for l in launches(&self.steps) {
-            let Some(access) = l.access.filter(|&a| a != Access::Stream) else {
-                continue;
-            };
-            match patterns.iter_mut().find(|p| p.0 == l.kernel) {
-                Some(p) => p.1 = p.1.max(access),
-                None => patterns.push((&l.kernel, access)),
-            }
-        }
-        patterns
+        super::declared::access_patterns(&self.steps)
     }
 
     fn undeclared_access(&self) -> Vec<&str> {
-        let all: Vec<&LaunchSpec> = launches(&self.steps);
-        let mut names: Vec<&str> = all
-            .iter()
-            .filter(|l| {
-                !all.iter()
-                    .any(|m| m.kernel == l.kernel && m.access.is_some())
-            })
-            .map(|l| l.kernel.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
+        super::declared::undeclared_access(&self.steps)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {
@@ -846,17 +823,6 @@ impl Workload for SpecWorkload {
         self.run_inner(device, size, iterations, verify, false)
             .map(|(r, _)| r)
     }
-}
-
-/// Every launch of `steps`, loop bodies included, in the order they are written.
-fn launches(steps: &[Step]) -> Vec<&LaunchSpec> {
-    steps
-        .iter()
-        .flat_map(|s| match s {
-            Step::Launch(l) => vec![l],
-            Step::Loop(lp) => launches(&lp.body),
-        })
-        .collect()
 }
 
 #[cfg(test)]
