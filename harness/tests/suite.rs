@@ -39,6 +39,37 @@ fn the_plan_puts_every_target_past_the_largest_cache() {
 }
 
 #[test]
+fn a_specs_parameters_reach_the_plan_and_a_built_ins_are_refused() {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/ports/sgemm.toml");
+    let plan = |extra: &[&str]| {
+        let out = harness()
+            .args(["validate-suite", "--device", "host", "--calibration"])
+            .arg(fixture())
+            .args(["--workloads", spec, "--dry-run"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("N = "))
+            .unwrap()
+            .to_string();
+        line
+    };
+    // With K fixed small, the same working set needs a larger N: the target moves.
+    assert_ne!(plan(&[]), plan(&["--param", "K=16"]));
+    let out = harness()
+        .args(["validate-suite", "--device", "host", "--calibration"])
+        .arg(fixture())
+        .args(["--workloads", "vadd", "--param", "K=16", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(one_error_line(&out).contains("--param"), "{out:?}");
+}
+
+#[test]
 fn without_a_calibration_it_says_how_to_get_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = harness()

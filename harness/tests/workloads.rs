@@ -162,6 +162,7 @@ fn sizes_with_wide_intervals_run_again_up_to_the_cap() {
         min: 3,
         max: 6,
         ci_target: -1.0,
+        ..RepeatPlan::fixed(3)
     };
     let series = run_series(w.as_ref(), None, device, &[1000, 2000], 1, strict, |_| {}).unwrap();
     for p in &series.points {
@@ -173,6 +174,7 @@ fn sizes_with_wide_intervals_run_again_up_to_the_cap() {
         min: 3,
         max: 6,
         ci_target: 1e12,
+        ..RepeatPlan::fixed(3)
     };
     let series = run_series(w.as_ref(), None, device, &[1000, 2000], 1, loose, |_| {}).unwrap();
     assert!(series.points.iter().all(|p| p.total.samples.len() == 3));

@@ -22,7 +22,7 @@ use harness::bench::{BenchContext, SamplingPlan};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{compare::compare, default_path, Calibration};
 use harness::experiments::predict::{calibration_path, predict};
-use harness::experiments::series::{run_series, RepeatPlan, Series};
+use harness::experiments::series::{run_series, Checks, RepeatPlan, Series};
 use harness::experiments::validate::{auto_small_sizes, validate, Validation};
 use harness::export::{
     render_results, with_suffix, write_atomically, write_rendered, write_results, Exportable,
@@ -65,6 +65,10 @@ pub(crate) struct SeriesOptions {
     /// The interval to aim for, in percent of the median (half-width).
     #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
     ci_target: f64,
+    /// Which warm-up runs are checked against the workload's reference (each size has one
+    /// warm-up run before it is timed); the files record which.
+    #[arg(long, value_enum, value_name = "WHICH", default_value_t = Checks::All)]
+    verify: Checks,
     /// plain or reordered, for sor, adi and line-solve (default: reordered).
     #[arg(long)]
     layout: Option<Layout>,
@@ -108,6 +112,7 @@ impl SeriesOptions {
             min: self.repeat,
             max,
             ci_target: self.ci_target / 100.0,
+            checks: self.verify,
         })
     }
 }
@@ -1001,20 +1006,8 @@ fn series_command(
     if let Some(line) = views::launch_probe_line(&series) {
         eprintln!("{line}");
     }
-    eprintln!("{}", check_line(&series));
+    eprintln!("{}", series.check_state().describe());
     write_and_say(&series.stem(output_dir), formats, &series)
-}
-
-/// Whether a series' results were verified, in words.
-fn check_line(series: &Series) -> &'static str {
-    match series.check {
-        harness::experiments::series::CheckState::Verified => {
-            "results verified (one checked warm-up run per size)"
-        }
-        harness::experiments::series::CheckState::Unchecked => {
-            "results unchecked: the workload has no check (a spec without [check]), so nothing verified them"
-        }
-    }
 }
 
 /// What the fit windows and the calibrated variant need from the device's calibration (the
@@ -1235,7 +1228,7 @@ fn validate_command(
     // ends the process at the print, and must not cost the figures.
     validation_figures(&v, plot_dir, &stem)?;
     print!("{}", views::validation_table(&v));
-    println!("{}", check_line(&v.series));
+    println!("{}", v.series.check_state().describe());
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use harness::calibration::{default_path, Calibration};
 use harness::experiments::suite::{choose_iterations, plan_case, run_case, Suite, SuiteCase};
 use harness::experiments::validate::{assess, Validation};
 use harness::export::{write_results, Format};
-use harness::workloads::registry::{self, has_layouts, lookup, names};
+use harness::workloads::registry::{self, has_layouts, lookup_with, names};
 use harness::workloads::Layout;
 
 use super::{check_output_dir, interrupt_flag, pick_device, SeriesOptions};
@@ -77,7 +77,7 @@ pub fn suite_command(args: SuiteArgs) -> Result<()> {
     let mut cases = Vec::new();
     for name in &chosen {
         let layout = args.runs.layout.filter(|_| has_layouts(name));
-        let workload = lookup(name, layout)?;
+        let workload = lookup_with(name, layout, &args.runs.params)?;
         let layout_name =
             has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
         let case = plan_case(name, layout_name, workload.as_ref(), &calibration, &facts)?;

@@ -80,19 +80,47 @@ pub struct SeriesPoint {
 
 /// Whether a series' results were checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CheckState {
     /// Every warm-up run was compared with a reference and passed.
     #[default]
     Verified,
     /// The workload has no check (a spec without `[check]`): nothing was verified.
     Unchecked,
+    /// Only the smallest size's warm-up was checked, and passed (`--verify smallest`).
+    SmallestOnly,
+    /// The check was switched off (`--verify none`): nothing was verified.
+    Off,
 }
 
 impl CheckState {
     /// Whether this is [`CheckState::Verified`] (the value files leave out).
     pub fn is_verified(&self) -> bool {
         *self == CheckState::Verified
+    }
+
+    /// A table cell's word for it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            CheckState::Verified => "verified",
+            CheckState::Unchecked => "unchecked",
+            CheckState::SmallestOnly => "smallest verified",
+            CheckState::Off => "not verified",
+        }
+    }
+
+    /// What it means, in one line.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            CheckState::Verified => "results verified (one checked warm-up run per size)",
+            CheckState::Unchecked => {
+                "results unchecked: the workload has no check (a spec without [check]), so nothing verified them"
+            }
+            CheckState::SmallestOnly => {
+                "results verified at the smallest size only (--verify smallest)"
+            }
+            CheckState::Off => "results not verified (--verify none)",
+        }
     }
 }
 
@@ -144,6 +172,15 @@ pub struct Series {
 }
 
 impl Series {
+    /// Whether its results were checked; a file older than the `check` field that says
+    /// `verified: false` was unchecked.
+    pub fn check_state(&self) -> CheckState {
+        match self.check {
+            CheckState::Verified if !self.verified => CheckState::Unchecked,
+            state => state,
+        }
+    }
+
     /// Read a series file; errors name the field.
     pub fn load(path: &Path) -> Result<Self, WorkloadError> {
         read_json(path)
@@ -394,7 +431,21 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
     })
 }
 
-/// How often each size of a series runs.
+/// Which warm-up runs of a series have their output checked against the workload's reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Checks {
+    /// Every size of the series, and the first size predicted (a validation's large size).
+    #[default]
+    All,
+    /// The smallest size of the series only: for a kernel whose reference is too slow at
+    /// the large sizes (a sequential reference of an O(N³) kernel, say). An indexing or
+    /// boundary error shows at any size; one that only shows past 2³¹ elements does not.
+    Smallest,
+    /// No run: the series is marked as not verified.
+    None,
+}
+
+/// How often each size of a series runs, and which runs are checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RepeatPlan {
     /// Runs per size, at least.
@@ -405,15 +456,18 @@ pub struct RepeatPlan {
     /// ±`ci_target` × the median (relative half-width) runs again, round by round, until it
     /// is within the target or has `max` runs.
     pub ci_target: f64,
+    /// Which warm-up runs are checked.
+    pub checks: Checks,
 }
 
 impl RepeatPlan {
-    /// Exactly `repeats` runs per size.
+    /// Exactly `repeats` runs per size, every warm-up checked.
     pub fn fixed(repeats: usize) -> Self {
         RepeatPlan {
             min: repeats,
             max: repeats,
             ci_target: f64::INFINITY,
+            checks: Checks::All,
         }
     }
 }
@@ -515,15 +569,36 @@ pub fn run_series_beside(
     for &size in sorted.iter().chain(beside) {
         check_fits(workload, device, size)?;
     }
-    // A warm-up run per size, verified: compilation and first-touch costs stay out of the
-    // series. A workload without a check (a spec without one) makes the series unchecked.
+    // A warm-up run per size, verified as `plan.checks` asks: compilation and first-touch
+    // costs stay out of the series. A workload without a check (a spec without one) makes
+    // the series unchecked.
     let mut checked = true;
-    for &size in &sorted {
-        checked &= warm_up(workload, device, size, iterations, true)?;
+    for (i, &size) in sorted.iter().enumerate() {
+        let verify = match plan.checks {
+            Checks::All => true,
+            Checks::Smallest => i == 0,
+            Checks::None => false,
+        };
+        let made = warm_up(workload, device, size, iterations, verify)?;
+        if verify {
+            checked &= made;
+        }
     }
     for (i, &size) in beside.iter().enumerate() {
-        warm_up(workload, device, size, iterations, i == 0)?;
+        warm_up(
+            workload,
+            device,
+            size,
+            iterations,
+            i == 0 && plan.checks == Checks::All,
+        )?;
     }
+    let check = match plan.checks {
+        _ if !checked => CheckState::Unchecked,
+        Checks::All => CheckState::Verified,
+        Checks::Smallest => CheckState::SmallestOnly,
+        Checks::None => CheckState::Off,
+    };
     let mut prober = LaunchProber::new(device)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
@@ -575,12 +650,8 @@ pub fn run_series_beside(
         repeats: plan.min,
         max_repeats: (max > plan.min).then_some(max),
         ci_target: plan.ci_target.is_finite().then_some(plan.ci_target),
-        verified: checked,
-        check: if checked {
-            CheckState::Verified
-        } else {
-            CheckState::Unchecked
-        },
+        verified: check == CheckState::Verified,
+        check,
         spec: workload.stored_spec(),
         points,
         flagged: per_unit_jumps(&work, JUMP_RATIO),
@@ -719,5 +790,68 @@ mod tests {
         );
         // Every measured run has the full iterations and no check.
         assert!(calls[5..].iter().all(|&(_, it, v)| it == 40 && !v));
+    }
+
+    #[test]
+    fn verify_smallest_or_none_checks_fewer_warm_ups_and_says_so() {
+        let warm_ups = |checks: Checks| {
+            let recorder = Recorder {
+                calls: RefCell::new(Vec::new()),
+            };
+            let (series, _) = run_series_beside(
+                &recorder,
+                None,
+                &HostDevice::new(),
+                &[20, 10],
+                &[100],
+                1,
+                RepeatPlan {
+                    checks,
+                    ..RepeatPlan::fixed(1)
+                },
+                |_| {},
+            )
+            .unwrap();
+            let calls = recorder.calls.borrow()[..3].to_vec();
+            (calls, series.check_state(), series.verified)
+        };
+        assert_eq!(
+            warm_ups(Checks::Smallest),
+            (
+                vec![(10, 1, true), (20, 1, false), (100, 1, false)],
+                CheckState::SmallestOnly,
+                false
+            )
+        );
+        assert_eq!(
+            warm_ups(Checks::None),
+            (
+                vec![(10, 1, false), (20, 1, false), (100, 1, false)],
+                CheckState::Off,
+                false
+            )
+        );
+        assert_eq!(warm_ups(Checks::All).1, CheckState::Verified);
+    }
+
+    #[test]
+    fn check_states_round_trip_and_old_unchecked_files_read_as_unchecked() {
+        for state in [
+            CheckState::Verified,
+            CheckState::Unchecked,
+            CheckState::SmallestOnly,
+            CheckState::Off,
+        ] {
+            let text = serde_json::to_string(&state).unwrap();
+            assert_eq!(serde_json::from_str::<CheckState>(&text).unwrap(), state);
+        }
+        assert_eq!(
+            serde_json::to_string(&CheckState::SmallestOnly).unwrap(),
+            "\"smallest-only\""
+        );
+        assert_eq!(
+            serde_json::from_str::<CheckState>("\"unchecked\"").unwrap(),
+            CheckState::Unchecked
+        );
     }
 }

@@ -768,12 +768,7 @@ fn validations_table(validations: &[(&Entry, &Validation)]) -> Table {
             },
             med(v.windowed_total_error.as_ref()),
             med(v.calibrated_total_error.as_ref()),
-            if v.series.verified {
-                "verified"
-            } else {
-                "unchecked"
-            }
-            .into(),
+            v.series.check_state().label().into(),
         ]);
     }
     t
