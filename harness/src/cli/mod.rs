@@ -1007,6 +1007,9 @@ fn series_command(
         eprintln!("{line}");
     }
     eprintln!("{}", series.check_state().describe());
+    if let Some(note) = series.thin_intervals() {
+        eprintln!("{note}");
+    }
     write_and_say(&series.stem(output_dir), formats, &series)
 }
 

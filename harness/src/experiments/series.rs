@@ -54,7 +54,8 @@ pub struct PhasePoint {
 pub struct TotalPoint {
     /// Median total, seconds.
     pub median_seconds: f64,
-    /// 95 % CI, seconds.
+    /// The median's confidence interval, seconds: 95 % from six samples on; below six it is
+    /// `[min, max]`, which covers less ([`crate::fit::stats::median_ci_coverage`]).
     pub ci95: [f64; 2],
     /// The fastest repeat's total, seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,6 +173,31 @@ pub struct Series {
 }
 
 impl Series {
+    /// A note on the sizes with fewer than six runs, whose interval (`[min, max]`) covers the
+    /// median with less than 95 % confidence; `None` when every size has six or more.
+    pub fn thin_intervals(&self) -> Option<String> {
+        let thin: Vec<String> = self
+            .points
+            .iter()
+            .filter(|p| crate::fit::stats::median_ci_coverage(p.total.samples.len()) < 0.95)
+            .map(|p| {
+                let n = p.total.samples.len();
+                format!(
+                    "N = {} ({n} run{}: {:.1} %)",
+                    p.size,
+                    if n == 1 { "" } else { "s" },
+                    100.0 * crate::fit::stats::median_ci_coverage(n)
+                )
+            })
+            .collect();
+        (!thin.is_empty()).then(|| {
+            format!(
+                "note: fewer than 6 runs at {}: the interval shown is [min, max], which covers the median with the confidence given, not 95 % (--repeat 6 or more gives a 95 % one)",
+                thin.join(", ")
+            )
+        })
+    }
+
     /// Whether its results were checked; a file older than the `check` field that says
     /// `verified: false` was unchecked.
     pub fn check_state(&self) -> CheckState {
@@ -472,11 +498,12 @@ impl RepeatPlan {
     }
 }
 
-/// The relative half-width of the total's interval over `runs`.
+/// The relative half-width of the total's interval over `runs`: infinite under six runs,
+/// where the interval is not a 95 % one ([`Summary::ci_coverage`]).
 fn relative_half_width(runs: &[RunResult]) -> f64 {
     let totals: Vec<f64> = runs.iter().map(|r| r.total_seconds).collect();
     match Summary::new(&totals) {
-        Ok(s) if s.median > 0.0 => (s.ci95[1] - s.ci95[0]) / 2.0 / s.median,
+        Ok(s) if s.median > 0.0 => s.relative_half_width(),
         _ => f64::INFINITY,
     }
 }
@@ -853,5 +880,39 @@ mod tests {
             serde_json::from_str::<CheckState>("\"unchecked\"").unwrap(),
             CheckState::Unchecked
         );
+    }
+
+    #[test]
+    fn sizes_under_six_runs_are_noted_as_not_95_percent_and_run_again() {
+        let recorder = Recorder {
+            calls: RefCell::new(Vec::new()),
+        };
+        let run = |plan: RepeatPlan| {
+            run_series_beside(
+                &recorder,
+                None,
+                &HostDevice::new(),
+                &[10],
+                &[],
+                1,
+                plan,
+                |_| {},
+            )
+            .unwrap()
+            .0
+        };
+        let two = run(RepeatPlan::fixed(2));
+        let note = two.thin_intervals().unwrap();
+        assert!(note.contains("N = 10 (2 runs: 50.0 %)"), "{note}");
+        // Identical runs meet any interval target, but five runs are no 95 % interval: a
+        // sixth round runs before the rule can stop.
+        let five = run(RepeatPlan {
+            min: 5,
+            max: 15,
+            ci_target: 0.05,
+            checks: Checks::All,
+        });
+        assert_eq!(five.points[0].total.samples.len(), 6);
+        assert_eq!(five.thin_intervals(), None);
     }
 }
