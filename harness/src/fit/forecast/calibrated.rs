@@ -1,0 +1,659 @@
+//! The `calibrated` forecast (docs/models.md §2.4): [`forecast_calibrated`] and
+//! [`forecast_calibrated_bounded`] move the window's sizes to the target's memory level, fit
+//! them, and replace each phase's log-log extrapolation by the estimate that fits what the
+//! phase is ([`calibrate_estimates`]): per launch, latency-bound, a transfer, or a line in
+//! its bytes or work items. Here too are the phase kinds that choice needs: the phases whose
+//! launches do fixed work ([`fixed_work_phases`]) and each kernel phase's share of its
+//! level's streaming rate, which says whether it is compute-bound ([`streaming_shares`]).
+
+use super::growth::{growth_capped, moved_by_own_pattern, rate_flat_to_target, top_move_factor};
+use super::latency::{latency_estimate, Walks};
+use super::level_move::{move_to_target_level, LevelMove, Overlap};
+use super::per_launch::per_launch_estimate;
+use super::per_unit::{per_unit_estimate, Unit, Work};
+use super::transfer::transfer_estimate;
+use super::{
+    forecast_variant, is_kernel_phase, CalibratedEstimate, CalibratedMethod, Forecast, PhaseMedian,
+    SeriesMedians, SizeMedians, Variant,
+};
+use crate::fit::drift::{drift_allowance, widen_for_drift};
+use crate::fit::fit_error::FitError;
+use crate::units::Seconds;
+
+/// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
+/// each kernel phase's work (its time less its launches × `launch`) moved to the target's
+/// memory level as a roofline would: the kernel takes the longer of its measured work and the
+/// time its memory traffic takes at the target level's streaming rate:
+///
+/// `w_i = T_i − k_i·L`, `T'_i = k_i·L + max(w_i, B_i / R(W_target))`
+///
+/// (written with the stored factors, `B_i / R(W_target) = w_i · e_i · g_i` with
+/// `e_i = B_i / (w_i · R(W_i))` and `g_i = R(W_i) / R(W_target)`), where B_i is the phase's
+/// bytes moved (a phase that does not say does not move, as in `windowed`). e_i is not capped
+/// at 1: a kernel that streams faster than the sweep did at its working set still cannot
+/// stream faster at the target than the target level's rate; except where the small size
+/// lies in the target's level itself ([`LevelMove::in_target_level`]) and g_i ≤ 1, whose
+/// kernel then measured that level's rate for it (e_i ≤ 1 there). A transfer
+/// phase moves by its [`LevelMove::transfer_factors`] (the calibrated transfer sweep's time
+/// per byte at the target's transfer size over that at this size's); host steps do not move.
+/// Then the log-log fit and extrapolation of the windowed variant. A kernel whose traffic fits
+/// in its time even at the target's rate (compute- or latency-bound) keeps its time.
+/// What a launch costs per work item beyond its fixed cost (PoCL's work-group loop) is part
+/// of the kernel's compute in w_i: it overlaps the traffic as the rest of the compute does
+/// (as in `ext_level`, where a launch costs `L_fixed + max(ℓ·I, body)`), so the two bounds
+/// below treat it as they treat any compute.
+pub fn forecast_calibrated(
+    series: &SeriesMedians,
+    target: f64,
+    moves: &[LevelMove],
+    launch: Seconds,
+) -> Result<Forecast, FitError> {
+    forecast_calibrated_bounded(series, target, moves, &[], launch)
+}
+
+/// [`forecast_calibrated`], its interval reaching also the estimates made with each of
+/// `others` in place of `moves` (the same sizes moved to another rate the target's level may
+/// run at: device memory with no cache's help, or as fast as the calibration's fastest
+/// samples, docs/models.md §2.4); none where `others` is empty. The interval also reaches
+/// the moves' bounds: overlapped, one after the other, and one after the other with a kernel
+/// phase that declares no bytes taken as all traffic (its estimate is not moved, since
+/// nothing measured says how much of it is traffic).
+pub fn forecast_calibrated_bounded(
+    series: &SeriesMedians,
+    target: f64,
+    moves: &[LevelMove],
+    others: &[&[LevelMove]],
+    launch: Seconds,
+) -> Result<Forecast, FitError> {
+    let fixed = fixed_work_phases(series, moves);
+    let phases = PhaseKinds {
+        shares: streaming_shares(series, moves, launch, &fixed),
+        fixed,
+    };
+    let fit_overlapping = |moves: &[LevelMove],
+                           overlap: Overlap,
+                           overlapped: &[String]|
+     -> Result<Forecast, FitError> {
+        let window =
+            move_to_target_level(series, moves, launch, overlap, &phases.fixed, overlapped);
+        let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
+        calibrate_estimates(&window, &phases, moves, launch, &mut forecast);
+        Ok(forecast)
+    };
+    let fit = |moves: &[LevelMove], overlap: Overlap| fit_overlapping(moves, overlap, &[]);
+    let mut forecast = fit(moves, Overlap::Half)?;
+    // A compute-bound phase estimated as saturating hides its traffic behind its compute:
+    // its point estimate is the roofline's (docs/models.md §2.4, "Saturated").
+    let overlapped: Vec<String> = forecast
+        .phases
+        .iter()
+        .filter(|p| {
+            phases.compute_bound(&p.name)
+                && p.calibrated
+                    .as_ref()
+                    .is_some_and(|c| c.method == CalibratedMethod::Saturated)
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    if !overlapped.is_empty() {
+        forecast = fit_overlapping(moves, Overlap::Half, &overlapped)?;
+    }
+    // The two bounds of how compute and traffic combine bound the interval too, and so do
+    // the other rates the target's level may run at, each with both bounds: a faster rate
+    // fully overlapped and a slower one taken one after the other are as possible as the
+    // measured rate taken either way (until 2026-11-26 the other rates were taken halfway).
+    let mut bounds = vec![
+        fit(moves, Overlap::Full)?,
+        fit(moves, Overlap::None)?,
+        fit(moves, Overlap::AllTraffic)?,
+    ];
+    for other in others.iter().filter(|o| !o.is_empty()) {
+        bounds.push(fit(other, Overlap::Full)?);
+        bounds.push(fit(other, Overlap::None)?);
+    }
+    for bound in bounds {
+        for (p, b) in forecast.phases.iter_mut().zip(&bound.phases) {
+            if let (Some(c), Some(bc)) = (p.calibrated.as_mut(), b.calibrated.as_ref()) {
+                c.interval_seconds[0] = c.interval_seconds[0].min(bc.interval_seconds[0]);
+                c.interval_seconds[1] = c.interval_seconds[1].max(bc.interval_seconds[1]);
+            }
+        }
+    }
+    Ok(forecast)
+}
+
+/// The phases of `series` whose every launch (or transfer) does the same work at each size
+/// in `moves`: the same work items and the same bytes per launch, at least one of the two
+/// known at every size. Their time does not grow with N beyond their launch count, so they
+/// are neither moved to the target's level nor fitted on a log-log line (a one-item reset
+/// that costs a launch's overhead at every size fits a slope through noise alone).
+fn fixed_work_phases(series: &SeriesMedians, moves: &[LevelMove]) -> Vec<String> {
+    let points: Vec<&SizeMedians> = series
+        .points
+        .iter()
+        .filter(|p| moves.iter().any(|m| m.size == p.size))
+        .collect();
+    let Some(first) = points.first() else {
+        return Vec::new();
+    };
+    // The same amount per launch: a_i·k_0 = a_0·k_i, or unknown at every size.
+    let same_per_launch = |a: &[Option<u64>], k: &[u64]| -> Option<bool> {
+        match a[0] {
+            None => a.iter().all(Option::is_none).then_some(false),
+            Some(a0) => a
+                .iter()
+                .zip(k)
+                .all(|(ai, &ki)| {
+                    ai.is_some_and(|ai| {
+                        u128::from(ai) * u128::from(k[0]) == u128::from(a0) * u128::from(ki)
+                    })
+                })
+                .then_some(true),
+        }
+    };
+    first
+        .phases
+        .iter()
+        .map(|ph| &ph.name)
+        .filter(|name| {
+            let found: Option<Vec<&PhaseMedian>> = points
+                .iter()
+                .map(|p| p.phases.iter().find(|ph| &ph.name == *name))
+                .collect();
+            let Some(found) = found else { return false };
+            let counts: Vec<u64> = found.iter().map(|ph| ph.count).collect();
+            if counts.contains(&0) {
+                return false;
+            }
+            let items: Vec<Option<u64>> = found.iter().map(|ph| ph.items).collect();
+            let bytes: Vec<Option<u64>> = found.iter().map(|ph| ph.bytes).collect();
+            match (
+                same_per_launch(&items, &counts),
+                same_per_launch(&bytes, &counts),
+            ) {
+                (Some(i), Some(b)) => i || b,
+                _ => false,
+            }
+        })
+        .cloned()
+        .collect()
+}
+
+/// The phases [`calibrate_estimates`] treats apart from the rest.
+pub(super) struct PhaseKinds {
+    /// Every launch does the same work at every size ([`fixed_work_phases`]).
+    fixed: Vec<String>,
+    /// Each kernel phase's share of its level's rate at the window's top
+    /// ([`streaming_shares`]).
+    shares: Vec<StreamingShare>,
+}
+
+impl PhaseKinds {
+    /// Whether the phase `name` is compute-bound at the window's largest size: a share of
+    /// its level's rate under [`COMPUTE_BOUND_SHARE`], and eligible.
+    fn compute_bound(&self, name: &str) -> bool {
+        self.shares
+            .iter()
+            .any(|s| s.name == name && s.eligible && s.share < COMPUTE_BOUND_SHARE)
+    }
+
+    /// The phase `name`'s share of its level's rate at the window's largest size, if known.
+    pub(super) fn share(&self, name: &str) -> Option<f64> {
+        self.shares.iter().find(|s| s.name == name).map(|s| s.share)
+    }
+}
+
+/// The share of its level's streaming rate below which a kernel phase counts as
+/// compute-bound: `e = B / (w·R) < ½` at the window's largest size (docs/models.md §2.4,
+/// "Saturated").
+pub(super) const COMPUTE_BOUND_SHARE: f64 = 0.5;
+
+/// One kernel phase's `e_top` ([`streaming_shares`]).
+struct StreamingShare {
+    /// The phase.
+    name: String,
+    /// `e_top = B / (w·R)` at the window's largest size.
+    share: f64,
+    /// The same launches at every size and no strided or latency walk: a share under ½
+    /// makes the phase compute-bound.
+    eligible: bool,
+}
+
+/// Each kernel phase of `series` that declares its bytes, with the share of its level's
+/// streaming rate at which it moved them at the largest size in `moves`: `e_top = B / (w·R)`,
+/// `w = T − k·L` the measured time less its launches and R the rate the calibration's sweep
+/// streams at that working set (one thread's rate where the phase ran on one, the line rate
+/// where it walks lines). Eligible to count as compute-bound (`e_top < ½`) are the phases
+/// that run the same number of launches at every size and walk no strided lines and no
+/// latency walk (no [`LevelMove::line_moves`] or [`LevelMove::latency_moves`] entry at any
+/// size). A rise in a compute-bound phase's cost per byte across the window is not its
+/// traffic running into a slower level, which would need the traffic to take most of its
+/// time; it is estimated as saturating (docs/models.md §2.4, "Saturated"). A phase whose
+/// launches grow with N is not eligible: its cost per launch can keep rising with the work
+/// each launch holds (PoCL's SOR diagonals with a contended atomic did); nor a strided walk,
+/// whose lines each wait on the level's latency (the 3-D sweeps).
+fn streaming_shares(
+    series: &SeriesMedians,
+    moves: &[LevelMove],
+    launch: Seconds,
+    fixed: &[String],
+) -> Vec<StreamingShare> {
+    let points: Vec<&SizeMedians> = series
+        .points
+        .iter()
+        .filter(|p| moves.iter().any(|m| m.size == p.size))
+        .collect();
+    let Some(top) = points.iter().max_by_key(|p| p.size) else {
+        return Vec::new();
+    };
+    let Some(m) = moves.iter().find(|m| m.size == top.size) else {
+        return Vec::new();
+    };
+    let walks = |name: &str| {
+        moves.iter().any(|m| {
+            m.line_moves.iter().any(|l| l.0 == name) || m.latency_moves.iter().any(|l| l.0 == name)
+        })
+    };
+    top.phases
+        .iter()
+        .filter(|ph| is_kernel_phase(&ph.name) && !fixed.contains(&ph.name))
+        .filter_map(|ph| {
+            let (rate, _) = m.rate_of(&ph.name);
+            let work = ph.median_seconds - ph.count as f64 * launch.0;
+            let bytes = ph.bytes.filter(|&b| b > 0)? as f64;
+            let share = bytes / (work * rate);
+            if !(rate > 0.0 && work > 0.0 && share.is_finite()) {
+                return None;
+            }
+            // The same launches at every size of the window.
+            let same_launches = points.iter().all(|p| {
+                p.phases
+                    .iter()
+                    .any(|q| q.name == ph.name && q.count == ph.count)
+            });
+            Some(StreamingShare {
+                name: ph.name.clone(),
+                share,
+                eligible: same_launches && !walks(&ph.name),
+            })
+        })
+        .collect()
+}
+
+/// Replace each phase's log-log extrapolation by the calibrated variant's estimate
+/// (docs/models.md §2.4), and the total's by the sum of the phases'. A kernel phase whose
+/// bytes are known at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less
+/// launches × L), one that declares no bytes but counts its work items as `w_i = c·I_i + f`;
+/// a phase in `fixed` is its window's time per launch times the launches at the target; other
+/// phases keep their log-log line.
+fn calibrate_estimates(
+    window: &SeriesMedians,
+    phases: &PhaseKinds,
+    moves: &[LevelMove],
+    launch: Seconds,
+    forecast: &mut Forecast,
+) {
+    let target = forecast.target;
+    let mut sum = [0.0; 3];
+    let mut complete = forecast.skipped_phases.is_empty();
+    for p in forecast.phases.iter_mut().filter(|p| p.name != "total") {
+        // One value per size from the phase's median at that size, if every size has one.
+        let per_size = |value: &dyn Fn(&PhaseMedian) -> Option<f64>| -> Option<Vec<f64>> {
+            window
+                .points
+                .iter()
+                .map(|pt| {
+                    pt.phases
+                        .iter()
+                        .find(|ph| ph.name == p.name)
+                        .and_then(value)
+                })
+                .collect()
+        };
+        let bytes = per_size(&|ph| ph.bytes.filter(|&b| b > 0).map(|b| b as f64));
+        let items = per_size(&|ph| ph.items.filter(|&i| i > 0).map(|i| i as f64));
+        // The medians' own noise, as a variance per point (σ from the 95 % half-width).
+        let noise = per_size(&|ph| {
+            ph.ci95_seconds
+                .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
+        });
+        let work = match (&bytes, &items) {
+            (Some(b), _) => Some((Unit::Byte, b)),
+            (None, Some(i)) => Some((Unit::Item, i)),
+            _ => None,
+        };
+        // λ(W_target) / λ(W_i) at every size, where the phase's launches cannot fill the
+        // device at the target.
+        let latency = per_move(window, moves, &|m| {
+            m.latency_moves.iter().find(|l| l.0 == p.name).map(|l| l.1)
+        });
+        let mut estimate = match work {
+            _ if phases.fixed.contains(&p.name) => {
+                let counts = per_size(&|ph| Some(ph.count as f64));
+                counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
+            }
+            _ if latency.is_some() && is_kernel_phase(&p.name) => {
+                let counts = per_size(&|ph| Some(ph.count as f64));
+                let walk = per_size(&|ph| match (ph.bytes, ph.items) {
+                    (Some(b), Some(i)) if b > 0 && i > 0 => Some(b as f64 / i as f64),
+                    _ => Some(1.0),
+                });
+                let amounts = bytes.as_deref().zip(items.as_deref());
+                counts.zip(walk).and_then(|(k, u)| {
+                    let walks = Walks {
+                        counts: &k,
+                        bytes_per_item: &u,
+                        latency: latency.as_deref()?,
+                        amounts,
+                    };
+                    latency_estimate(&p.fractal, &walks, launch, target)
+                })
+            }
+            Some((Unit::Byte, amounts)) if !is_kernel_phase(&p.name) => {
+                let costs = per_move(window, moves, &|m| {
+                    let c = m.transfer_costs.iter().find(|c| c.0 == p.name)?;
+                    Some((c.1, c.2))
+                });
+                costs.and_then(|c| transfer_estimate(&p.fractal, amounts, &c, target))
+            }
+            Some((unit, amounts)) if is_kernel_phase(&p.name) => {
+                // A phase counted in work items was not moved: its cost per item may still
+                // rise on to the target, but by no more than all of it as traffic would,
+                // from the window's largest size to the target's level; so may a phase
+                // whose traffic is most of its time or whose own access pattern the
+                // calibration swept.
+                // A phase that moved by a sweep of its own pattern at every size stands at the
+                // target's level there (step 1): it saturates at its moved costs' median. One
+                // counted in work items was moved whole, so nothing lies between and its
+                // growth is capped at 1.
+                let own_pattern = moved_by_own_pattern(moves, &p.name);
+                let moved_whole = unit == Unit::Item && own_pattern;
+                let cap = if moved_whole {
+                    Some(1.0)
+                } else {
+                    growth_capped(phases, moves, &p.name, unit)
+                        .then(|| top_move_factor(window, moves, &p.name))
+                        .flatten()
+                };
+                let launches = per_size(&|ph| Some(ph.count as f64));
+                let work = Work {
+                    unit,
+                    amounts,
+                    noise: noise.as_deref(),
+                    saturates: phases.compute_bound(&p.name)
+                        || rate_flat_to_target(moves, &p.name)
+                        || own_pattern,
+                    moved_whole,
+                    launches: launches.as_deref(),
+                };
+                per_unit_estimate(&p.fractal, &work, target, cap)
+            }
+            _ => None,
+        }
+        .unwrap_or(CalibratedEstimate::without_bytes(
+            CalibratedMethod::LogLog,
+            p.fractal.prediction_seconds,
+            p.fractal.prediction_interval_seconds,
+        ));
+        if is_kernel_phase(&p.name) {
+            estimate.share_of_rate = phases.share(&p.name);
+        }
+        if let Some(d) = window.drift {
+            estimate.interval_seconds = widen_for_drift(
+                estimate.prediction_seconds,
+                estimate.interval_seconds,
+                drift_allowance(d, window.drift_shared),
+            );
+        }
+        sum[0] += estimate.prediction_seconds;
+        sum[1] += estimate.interval_seconds[0];
+        sum[2] += estimate.interval_seconds[1];
+        complete &= estimate.prediction_seconds.is_finite();
+        p.calibrated = Some(estimate);
+    }
+    if let Some(total) = forecast.phases.iter_mut().find(|p| p.name == "total") {
+        if complete && sum[0] > 0.0 {
+            total.calibrated = Some(CalibratedEstimate::without_bytes(
+                CalibratedMethod::SumOfPhases,
+                sum[0],
+                [sum[1], sum[2]],
+            ));
+        } else {
+            total
+                .warnings
+                .push("a phase could not be estimated: the total is the log-log line's".into());
+        }
+    }
+}
+
+/// One value per size of `window` from that size's move, if every size has a move and a
+/// value.
+fn per_move<T>(
+    window: &SeriesMedians,
+    moves: &[LevelMove],
+    value: &dyn Fn(&LevelMove) -> Option<T>,
+) -> Option<Vec<T>> {
+    window
+        .points
+        .iter()
+        .map(|pt| value(moves.iter().find(|m| m.size == pt.size)?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::drift::SharedRounds;
+    use crate::fit::forecast::test_support::*;
+
+    #[test]
+    fn the_interval_reaches_the_time_at_a_slower_rate_in_memory_and_the_estimate_stays() {
+        const RATE: f64 = 1e12;
+        // Every size streams at exactly the target level's rate (e = 1, g = 1).
+        let streaming = |n: usize| {
+            let mut p = point(n, false);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].bytes = Some((work * RATE).round() as u64);
+            p
+        };
+        let s = series([64, 128, 256, 512].map(streaming).to_vec());
+        let moves = |factor: f64| {
+            [64, 128, 256, 512].map(|size| LevelMove {
+                size,
+                rate: RATE,
+                factor,
+                ..Default::default()
+            })
+        };
+        let target = 4096.0;
+        let kernel = |f: &Forecast| {
+            f.phases
+                .iter()
+                .find(|p| p.name == "kernel")
+                .and_then(|p| p.calibrated.clone())
+                .expect("a calibrated kernel estimate")
+        };
+        let plain = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
+        let none = forecast_calibrated_bounded(&s, target, &moves(1.0), &[], Seconds(LAUNCH))
+            .expect("fits");
+        assert_eq!(kernel(&plain), kernel(&none));
+        // Device memory 1.5× slower than the sweep said: the streaming work takes 1.5× as
+        // long there; the interval reaches that, the estimate does not move.
+        let bounded =
+            forecast_calibrated_bounded(&s, target, &moves(1.0), &[&moves(1.5)], Seconds(LAUNCH))
+                .expect("fits");
+        let (p, b) = (kernel(&plain), kernel(&bounded));
+        assert_eq!(p.prediction_seconds, b.prediction_seconds);
+        let launches = LAUNCHES as f64 * LAUNCH;
+        let slow = launches + 1.5 * (time(target) - launches);
+        assert!(p.interval_seconds[1] < slow, "{:?}", p.interval_seconds);
+        assert!(
+            b.interval_seconds[1] >= slow * (1.0 - 1e-6),
+            "{:?} should reach {slow}",
+            b.interval_seconds
+        );
+        assert_eq!(b.interval_seconds[0], p.interval_seconds[0]);
+        // A target level 2× slower than the window's, and as the calibration's fastest
+        // samples ran, 1.25× faster than its median (g = 1.6): the lower end reaches the time
+        // at that rate, the estimate and the upper end stay.
+        let two =
+            kernel(&forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits"));
+        let f = kernel(
+            &forecast_calibrated_bounded(&s, target, &moves(2.0), &[&moves(1.6)], Seconds(LAUNCH))
+                .expect("fits"),
+        );
+        let fast = launches + 1.6 * (time(target) - launches);
+        assert_eq!(f.prediction_seconds, two.prediction_seconds);
+        assert!(two.interval_seconds[0] > fast, "{:?}", two.interval_seconds);
+        assert!(
+            f.interval_seconds[0] <= fast * (1.0 + 1e-6),
+            "{:?} should reach {fast}",
+            f.interval_seconds
+        );
+        assert_eq!(f.interval_seconds[1], two.interval_seconds[1]);
+    }
+
+    #[test]
+    fn the_interval_reaches_one_after_the_other_at_the_slower_rate() {
+        // A phase whose traffic is 2 % of its time at the window's rate (80 kB per ms at
+        // 4 GB/s), the target's level 2× slower than the window's, and device memory with no
+        // cache's help 8× slower: the interval reaches the slower rate with the traffic taken
+        // one after the other (+0.14 ms per ms), not only halfway (+0.07 ms).
+        let s = one_ms_series(80_000, None);
+        let moves = |factor: f64| {
+            [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor,
+                ..Default::default()
+            })
+        };
+        let upper = |f: &Forecast| {
+            f.phases
+                .iter()
+                .find(|p| p.name == "k")
+                .and_then(|p| p.calibrated.as_ref())
+                .expect("a calibrated estimate")
+                .interval_seconds[1]
+        };
+        let target = 800.0;
+        let fit = |others: &[&[LevelMove]]| {
+            forecast_calibrated_bounded(&s, target, &moves(2.0), others, Seconds(0.0))
+                .expect("fits")
+        };
+        // At N = 800, 8 ms of work: one after the other at the floor 8 ms · 1.14, halfway
+        // 8 ms · 1.07 (what the interval reached until 2026-11-26).
+        let serial_at_floor = upper(
+            &forecast_calibrated_bounded(&s, target, &moves(8.0), &[], Seconds(0.0)).expect("fits"),
+        );
+        assert!(
+            (serial_at_floor - 8e-3 * 1.14).abs() < 1e-9,
+            "{serial_at_floor}"
+        );
+        let bounded = upper(&fit(&[&moves(8.0)]));
+        assert!(
+            bounded >= serial_at_floor * (1.0 - 1e-9),
+            "{bounded} should reach {serial_at_floor}"
+        );
+        assert!(bounded > upper(&fit(&[])));
+    }
+
+    #[test]
+    fn a_phase_without_bytes_keeps_its_estimate_and_its_interval_reaches_all_traffic() {
+        // The same sweeps, their window in a level that streams twice as fast as the
+        // target's (g = 2): nothing says how much of their work is traffic, so the estimate
+        // does not move, and the interval reaches the time if all of it were (×2).
+        let s = lu_sweeps();
+        let sizes = LU_SIZES;
+        let work = lu_work;
+        let at = |factor: f64| {
+            let moves = lu_moves(&sizes, factor);
+            let f = forecast_calibrated(&s, 260.0, &moves, Seconds(0.0)).expect("fits");
+            let c = f.phases[0].calibrated.clone().expect("calibrated");
+            (c.prediction_seconds, c.interval_seconds)
+        };
+        let truth = work(260.0);
+        let (same, [_, hi_same]) = at(1.0);
+        let (moved, [lo, hi]) = at(2.0);
+        assert!((same / truth - 1.0).abs() < 1e-6 && (moved / truth - 1.0).abs() < 1e-6);
+        assert!(hi_same < 1.01 * truth, "{hi_same}");
+        assert!(
+            lo <= truth && (hi / (2.0 * truth) - 1.0).abs() < 1e-3,
+            "[{lo}, {hi}]"
+        );
+    }
+
+    #[test]
+    fn a_target_inside_the_rounds_widens_by_the_medians_share_of_the_drift() {
+        let work = |n: f64| 1e-9 * 8.0 * n * n + 20e-6;
+        let sizes = [100, 141, 200, 283, 400];
+        let bytes = |n: f64| 8.0 * n * n;
+        let upper = |f: &Forecast| {
+            let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+            (total.prediction_seconds(), total.interval_seconds()[1])
+        };
+        let (exact, hi0) = upper(&one_phase(&sizes, work, bytes));
+        let (apart, far) = upper(&one_phase_noisy(
+            &sizes,
+            work,
+            bytes,
+            0.0,
+            Some((0.10, None)),
+        ));
+        let shared = SharedRounds {
+            window: 8,
+            target: 8,
+        };
+        let (inside, near) = upper(&one_phase_noisy(
+            &sizes,
+            work,
+            bytes,
+            0.0,
+            Some((0.10, Some(shared))),
+        ));
+        assert_eq!(exact, apart, "the estimate does not move");
+        assert_eq!(exact, inside, "the estimate does not move");
+        // Apart in time: 1.96 · 10 %. Inside eight shared rounds: 1.96 · 1.25 · 10 % · √(2/8)
+        // = 1.96 · 6.25 %, each in quadrature with the line's own (near zero) half-width.
+        let side = |d: f64| ((1.96 * d * exact).powi(2) + (hi0 - exact).powi(2)).sqrt();
+        assert!(((far - exact) - side(0.10)).abs() < 1e-12 * exact);
+        assert!(((near - exact) - side(0.0625)).abs() < 1e-12 * exact);
+    }
+
+    #[test]
+    fn a_compute_bound_phase_that_saturates_hides_the_slower_levels_traffic() {
+        // The compute-bound hump (28 % of one thread's 25 GB/s at the top) out of the
+        // target's level, which streams 1.6× slower: the traffic at the target's rate still
+        // fits well inside the compute (e·g ≈ 0.5 ≤ ¾), so each size costs what it measured (the
+        // roofline) and the estimate is the window's median cost, 1.01 ns per cell a launch.
+        // Halfway to one after the other it would have been ~10 % more: host sor-rb in Intel
+        // suite runs 48–65, −0.4 … +21 % (median +11.5 %) so, median +0.6 % now.
+        let fixed = |_: usize| 10;
+        let cells = 11676.0f64.powi(2) * 10.0;
+        let c = hump_at(25e9, fixed, false, 1.6, false);
+        assert_eq!(c.method, CalibratedMethod::Saturated, "{c:?}");
+        assert!(
+            (c.prediction_seconds / (1.01e-9 * cells) - 1.0).abs() < 1e-9,
+            "{c:?}"
+        );
+        // The interval still reaches one after the other: every size's cost plus its
+        // traffic's slowdown, w·e·(g − 1), e = 8 / (1.01 · 25) at the median size.
+        let serial = 1.01e-9 * (1.0 + 8.0 / (1.01 * 25.0) * 0.6);
+        assert!(c.interval_seconds[1] > serial * cells, "{c:?}");
+        // A phase that streams (58 % of 12 GB/s) keeps the halfway point estimate.
+        let streaming = hump_at(12e9, fixed, false, 1.6, false);
+        assert_ne!(
+            streaming.method,
+            CalibratedMethod::Saturated,
+            "{streaming:?}"
+        );
+        // Near the ridge (g = 2.8: e·g ≈ 0.89 > ¾ at the median size) the compute no longer
+        // hides the traffic: halfway again, above the window's median cost.
+        let ridge = hump_at(25e9, fixed, false, 2.8, false);
+        assert_eq!(ridge.method, CalibratedMethod::Saturated, "{ridge:?}");
+        assert!(
+            ridge.prediction_seconds > 1.1 * 1.01e-9 * cells,
+            "{ridge:?}"
+        );
+    }
+}

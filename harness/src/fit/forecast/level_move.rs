@@ -1,0 +1,529 @@
+//! Moving a small size to the target's memory level (docs/models.md §2.4, step 1): what the
+//! calibration says about each size ([`LevelMove`]: the streaming, line, one-thread and
+//! transfer rates at its working set against the target's), how a kernel's compute and
+//! traffic combine when its traffic slows down ([`Overlap`]), and the move itself
+//! ([`move_to_target_level`]), which gives each phase the time it would take at the
+//! target's level.
+
+use serde::{Deserialize, Serialize};
+
+use super::{is_kernel_phase, SeriesMedians};
+use crate::units::Seconds;
+
+/// How one small size's times move to the target's memory level (the default moves nothing:
+/// no rate, no factor, no phase of its own).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelMove {
+    /// The small size.
+    pub size: usize,
+    /// R(W_i): the calibrated streaming rate at its working set, bytes per second (0 where
+    /// the calibration has no sweep; the factor is then 1).
+    pub rate: f64,
+    /// g_i = R(W_i) / R(W_target), for kernel phases.
+    pub factor: f64,
+    /// For each transfer phase (`upload`, `download`): the calibrated seconds per byte of a
+    /// transfer as large as the target's over that of this size's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfer_factors: Vec<(String, f64)>,
+    /// For each transfer phase: the calibrated seconds per byte of a transfer as large as the
+    /// target's, and whether this size's own transfer is larger than the largest the
+    /// calibration's sweep measured (the sweep then says nothing of its cost that the size's
+    /// own time does not say better): [`CalibratedMethod::Transfer`].
+    ///
+    /// [`CalibratedMethod::Transfer`]: super::CalibratedMethod::Transfer
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfer_costs: Vec<(String, f64, bool)>,
+    /// For each kernel phase the workload declares strided or a transpose (its
+    /// `access_patterns`): the calibrated line rate at this size's working set, bytes per
+    /// second, and its ratio to the line rate at the target's, used in place of `rate` and
+    /// `factor`. For a transpose the pair is the calibration's transposing sweep's instead
+    /// (a gathering transpose's the gathering sweep's), where it has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_moves: Vec<(String, f64, f64)>,
+    /// The phases among [`Self::line_moves`] and [`Self::own_rates`] whose rate is a sweep of
+    /// their own access pattern (the calibration's transposing, gathering, stencil or
+    /// hyperplane sweep): how much slower the target's level is for them the calibration
+    /// measured with a kernel that does what they do, which bounds how far their cost can
+    /// still rise, and a phase moved so at every size saturates at its moved costs' median
+    /// (docs/models.md §2.4, "Saturated").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_patterns: Vec<String>,
+    /// For each other kernel phase that ran on one thread at this size (a host twin that is
+    /// one loop): one thread's streaming rate at this size's working set, bytes per second,
+    /// and its ratio to one thread's rate at the target's, used in place of `rate` and
+    /// `factor` (docs/models.md §2.4, "A kernel on one thread moves at one thread's rates").
+    /// A strided phase on one thread takes one thread's line rates in `line_moves` instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_rates: Vec<(String, f64, f64)>,
+    /// Whether this size's working set lies in the target's memory level. Where it does and
+    /// the sweep rates the target no slower (g_i ≤ 1), the kernel's own rate is a measurement
+    /// of that level: one that streamed faster than the sweep (e_i > 1) is not slowed to the
+    /// sweep's rate at the target (docs/models.md §2.4, "A window in the target's level").
+    #[serde(default)]
+    pub in_target_level: bool,
+    /// For each kernel phase whose launches at the target have fewer work items than the
+    /// device has executors (a target that cannot fill the device, as ADI's N² lines on a
+    /// GPU): the calibrated read latency of the target's level over that of this size's,
+    /// λ(W_target) / λ(W_i). Such a phase is not moved by rates: it is estimated as
+    /// latency-bound ([`CalibratedMethod::LatencyBound`]).
+    ///
+    /// [`CalibratedMethod::LatencyBound`]: super::CalibratedMethod::LatencyBound
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_moves: Vec<(String, f64)>,
+}
+
+impl LevelMove {
+    /// The rate the phase `name` moves by at this size and its factor, `(R(W_i), g_i)`: its
+    /// own line or one thread's rate where it has one ([`Self::line_moves`],
+    /// [`Self::own_rates`]), the streaming rate's otherwise.
+    pub(super) fn rate_of(&self, name: &str) -> (f64, f64) {
+        self.line_moves
+            .iter()
+            .chain(&self.own_rates)
+            .find(|l| l.0 == name)
+            .map_or((self.rate, self.factor), |l| (l.1, l.2))
+    }
+}
+
+/// How a kernel's compute and memory traffic combine when its traffic slows down
+/// (docs/models.md §2.4): fully overlapped (a roofline, the longer of the two), not at all
+/// (one after the other), or halfway, the point estimate (for a strided phase, one after
+/// the other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Overlap {
+    Full,
+    None,
+    Half,
+    /// One after the other, and a kernel phase that declares no bytes taken as all traffic
+    /// (e = 1): the bound for the phases whose move between levels nothing measured.
+    AllTraffic,
+}
+
+/// The largest share of its measured time that a compute-bound, saturating phase's traffic
+/// may take at the target's rate, `e_i·g_i`, for its compute to hide that traffic (step 1 at
+/// the roofline, docs/models.md §2.4, "Saturated"): a quarter below the ridge point
+/// (e·g = 1), where a kernel's overlap is not complete. PoCL's vadd in AMD suite run 1
+/// (e_top 0.49, e·g 0.85) ran as one after the other: −3.9 % halfway, −21.8 % at the
+/// roofline.
+const HIDDEN_SHARE: f64 = 0.75;
+
+/// The points of `series` whose sizes are in `moves`, each phase's time moved to the
+/// target's memory level (docs/models.md §2.4); the phases in `fixed` stay as measured, and
+/// those in `overlapped` take the roofline (full overlap) where `overlap` is the halfway
+/// point estimate and their traffic at the target's rate takes at most [`HIDDEN_SHARE`] of
+/// their time.
+pub(super) fn move_to_target_level(
+    series: &SeriesMedians,
+    moves: &[LevelMove],
+    launch: Seconds,
+    overlap: Overlap,
+    fixed: &[String],
+    overlapped: &[String],
+) -> SeriesMedians {
+    let mut window = series.clone();
+    window.points.retain_mut(|p| {
+        let Some(m) = moves.iter().find(|m| m.size == p.size) else {
+            return false;
+        };
+        let mut moved = 0.0;
+        for ph in p.phases.iter_mut().filter(|ph| !fixed.contains(&ph.name)) {
+            if let Some((_, g)) = m.transfer_factors.iter().find(|t| t.0 == ph.name) {
+                let extra = ph.median_seconds * (g - 1.0);
+                moved += extra;
+                ph.median_seconds += extra;
+                ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * g));
+                continue;
+            }
+            if !is_kernel_phase(&ph.name) || m.latency_moves.iter().any(|l| l.0 == ph.name) {
+                continue;
+            }
+            // The time a measured time `t` becomes at the target's level.
+            let at_target = |t: f64| -> f64 {
+                let work = t - ph.count as f64 * launch.0;
+                if work <= 0.0 {
+                    return t;
+                }
+                // e_i·g_i: the traffic's time at the target's rate over the work's time; no
+                // share where no rate was measured (a calibration without a sweep).
+                // A strided phase's traffic moves at the line rate, any other's at the
+                // streaming rate.
+                let line = m.line_moves.iter().find(|l| l.0 == ph.name);
+                let own = m.own_rates.iter().find(|l| l.0 == ph.name);
+                let (rate, factor) = line.or(own).map_or((m.rate, m.factor), |l| (l.1, l.2));
+                let own_pattern = m.own_patterns.contains(&ph.name);
+                // A phase that declares no bytes but moves by a sweep of its own access
+                // pattern (a hyperplane sweep) moves whole: the sweep's time is all of its
+                // (docs/models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep").
+                let unknown = if (overlap == Overlap::AllTraffic || own_pattern) && rate > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                };
+                let e = ph
+                    .bytes
+                    .filter(|_| rate > 0.0)
+                    .map_or(unknown, |b| b as f64 / (work * rate));
+                // In the target's own level, where the sweep sees the target no slower than
+                // this size (g ≤ 1), the kernel's rate is that level's for it: the sweep's
+                // rate there is no floor (an H200's float sweep streamed 2.57 TB/s in device
+                // memory, vadd 3.33 TB/s at the same working sets).
+                let e = if m.in_target_level && factor <= 1.0 {
+                    e.min(1.0)
+                } else {
+                    e
+                };
+                // A phase that moves by a sweep of its own access pattern, where that sweep
+                // rates the target faster than this size (g_i < 1): the part of its time
+                // the pattern accounts for, e_i of it (at most all), shrinks as the sweep's
+                // did, `T' = T − w·min(e_i, 1)·(1 − g_i)`. A faster level does not speed up
+                // a kernel in general (its time may be its compute), but this sweep does
+                // what the phase does (docs/models.md §2.4, "A stencil moves by the stencil
+                // sweep").
+                if own_pattern && factor < 1.0 {
+                    return t - work * e.min(1.0) * (1.0 - factor);
+                }
+                let share = e * factor;
+                let roofline = work * (share.max(1.0) - 1.0);
+                // One after the other: the traffic's own time grows by g; never less than
+                // the roofline (a kernel that streamed faster than the sweep, e > 1).
+                let serial = (work * share * (1.0 - 1.0 / factor.max(1.0))).max(roofline);
+                t + match overlap {
+                    Overlap::Full => roofline,
+                    Overlap::None | Overlap::AllTraffic => serial,
+                    // A strided phase's executors each wait for one line per step of their
+                    // walk, which no prefetcher streams: nothing overlaps the slower lines,
+                    // so its estimate is the serial bound (docs/models.md §2.4).
+                    // So is a phase's that moves by a sweep of its own pattern: the sweep's
+                    // time is its traffic's and its compute's together.
+                    Overlap::Half if line.is_some() || own_pattern => serial,
+                    // A compute-bound phase that saturates: its compute hides its traffic
+                    // while the traffic at the target's rate fits well inside it
+                    // (e·g ≤ HIDDEN_SHARE); nearer the ridge it moves halfway as any phase.
+                    Overlap::Half if share <= HIDDEN_SHARE && overlapped.contains(&ph.name) => 0.0,
+                    Overlap::Half => 0.5 * (roofline + serial),
+                }
+            };
+            let median = at_target(ph.median_seconds);
+            moved += median - ph.median_seconds;
+            ph.median_seconds = median;
+            // The median's interval moves as its ends do: a roofline's time, the bytes over
+            // the target's rate, does not depend on the measured time, so the repeats' noise
+            // does not follow it (until 2026-11-25 the interval was scaled in proportion, and
+            // a streaming kernel's noisy medians in the cache widened the target's interval).
+            ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(at_target));
+        }
+        p.total_seconds += moved;
+        true
+    });
+    window
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::forecast::test_support::*;
+    use crate::fit::forecast::{forecast_calibrated, Variant};
+
+    #[test]
+    fn a_kernel_faster_than_the_sweep_in_the_targets_own_level_keeps_its_rate() {
+        const RATE: f64 = 1e12;
+        // Every size streams 1.3× faster than the sweep says its level does (e = 1.3), as
+        // vadd did in an H200's device memory; the sweep rates the target the same (g = 1).
+        let streaming = |n: usize| {
+            let mut p = point(n, false);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].bytes = Some((1.3 * work * RATE).round() as u64);
+            p
+        };
+        let s = series([64, 128, 256, 512].map(streaming).to_vec());
+        let kernel = |in_target_level: bool| {
+            let moves = [64, 128, 256, 512].map(|size| LevelMove {
+                size,
+                rate: RATE,
+                factor: 1.0,
+                in_target_level,
+                ..Default::default()
+            });
+            forecast_calibrated(&s, 4096.0, &moves, Seconds(LAUNCH))
+                .expect("fits")
+                .phases
+                .iter()
+                .find(|p| p.name == "kernel")
+                .and_then(|p| p.calibrated.clone())
+                .expect("a calibrated kernel estimate")
+                .prediction_seconds
+        };
+        let launches = LAUNCHES as f64 * LAUNCH;
+        let work = time(4096.0) - launches;
+        // In the target's level the window measured that level's rate: the extrapolation
+        // stands. From another level the target cannot beat the sweep's rate there: the
+        // traffic takes its bytes over that rate, 1.3× the work.
+        assert!((kernel(true) / time(4096.0) - 1.0).abs() < 1e-6);
+        let floored = launches + 1.3 * work;
+        assert!(
+            (kernel(false) / floored - 1.0).abs() < 1e-3,
+            "{} against {floored}",
+            kernel(false)
+        );
+    }
+
+    #[test]
+    fn the_calibrated_variant_moves_each_size_to_the_targets_level() {
+        const RATE: f64 = 1e12;
+        // Sizes 64 and 128 ran in a cache twice as fast as the target's level (g = 2); 256
+        // and 512 in the target's level. Moved, every point lies on the target level's curve.
+        let cached = |n: usize| {
+            let mut p = point(n, true);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].median_seconds = LAUNCHES as f64 * LAUNCH + work / 2.0;
+            // Exactly the bytes the level streams in that time (e = 1): all of the work is
+            // streaming, and at the target's rate it takes twice as long.
+            p.phases[0].bytes = Some((work / 2.0 * RATE).round() as u64);
+            p.total_seconds = p.phases[0].median_seconds;
+            p
+        };
+        let s = series(vec![
+            cached(64),
+            cached(128),
+            point(256, false),
+            point(512, false),
+        ]);
+        let moves = |g: f64| {
+            [(64, g), (128, g), (256, 1.0), (512, 1.0)].map(|(size, factor)| LevelMove {
+                size,
+                rate: RATE,
+                factor,
+                ..Default::default()
+            })
+        };
+        let target = 4096.0;
+        let f = forecast_calibrated(&s, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        assert_eq!(f.variant, Variant::Calibrated);
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!(
+            (total.fractal.c - 2.0).abs() < 1e-6,
+            "c = {}",
+            total.fractal.c
+        );
+        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() < 1e-6);
+        // The upload is a transfer: not moved (and missing at two sizes, so not fitted).
+        assert_eq!(f.skipped_phases.len(), 1);
+        // Without the factors the same points bend the fit.
+        let wrong = forecast_calibrated(&s, target, &moves(1.0), Seconds(LAUNCH)).expect("fits");
+        // A phase that does not say what it moves is not moved either.
+        let mut silent = s.clone();
+        for p in &mut silent.points {
+            p.phases[0].bytes = None;
+        }
+        let kept =
+            forecast_calibrated(&silent, target, &moves(2.0), Seconds(LAUNCH)).expect("fits");
+        let total = kept
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        let unmoved = wrong
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        assert_eq!(
+            total.fractal.prediction_seconds,
+            unmoved.fractal.prediction_seconds
+        );
+        let total = wrong
+            .phases
+            .iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        assert!((total.fractal.prediction_seconds / time(target) - 1.0).abs() > 0.1);
+    }
+
+    /// The calibrated total at N = 800 per 100 of N (so the 1 ms per run of `one_ms_series`
+    /// comes back as 1 ms where nothing moves) of a series at N = 100, 200 and 400 whose sizes
+    /// all streamed at 4 GB/s in a level twice as fast as the target's (g = 2), with no launch
+    /// cost; and its interval.
+    fn total_at_half_speed(s: &SeriesMedians) -> (f64, [f64; 2]) {
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 4e9,
+            factor: 2.0,
+            ..Default::default()
+        });
+        let f = forecast_calibrated(s, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f
+            .phases
+            .into_iter()
+            .find(|p| p.name == "total")
+            .expect("total");
+        let [lo, hi] = total.interval_seconds();
+        (total.prediction_seconds() / 8.0, [lo / 8.0, hi / 8.0])
+    }
+
+    #[test]
+    fn a_roofline_time_does_not_carry_the_windows_noise() {
+        // Medians known to ±30 %, moved to a level half as fast (g = 2). 8 MB per run at the
+        // sweep's 4 GB/s is 2 ms, twice the run's 1 ms (e = 2): at the target's 2 GB/s the
+        // traffic takes 4 ms whatever the window measured, so the medians' noise does not
+        // follow it (it used to be scaled with the median, to ±1.2 ms).
+        let moved = |bytes: u64| {
+            let mut s = one_ms_series(bytes, None);
+            for p in &mut s.points {
+                let m = p.phases[0].median_seconds;
+                p.phases[0].ci95_seconds = Some([0.7 * m, 1.3 * m]);
+            }
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                ..Default::default()
+            });
+            let w = move_to_target_level(&s, &moves, Seconds(0.0), Overlap::Half, &[], &[]);
+            let k = &w.points[0].phases[0];
+            (k.median_seconds, k.ci95_seconds.expect("an interval"))
+        };
+        let (median, [lo, hi]) = moved(8_000_000);
+        assert!((median - 4e-3).abs() < 1e-12, "{median}");
+        assert!((hi - lo).abs() < 1e-12, "[{lo}, {hi}]");
+        // A compute-bound phase (80 kB: e = 0.02) keeps its time but for half its traffic's
+        // growth (0.01 ms), and its noise.
+        let (median, [lo, hi]) = moved(80_000);
+        assert!((median - 1.01e-3).abs() < 1e-12, "{median}");
+        assert!((hi - lo - 0.6e-3).abs() < 1e-9, "[{lo}, {hi}]");
+    }
+
+    #[test]
+    fn a_strided_phase_moves_by_the_line_rate() {
+        // 80 kB per run: at the streaming sweep's 4 GB/s (g = 2) its traffic is 2 % of the
+        // 1 ms and it keeps its time but for 0.01 ms (halfway between the bounds); declared
+        // strided, its lines arrive at 0.4 GB/s in the window's level (0.2 ms) and 20 times
+        // slower at the target's, 4 ms: overlapped the run takes 4 ms (+3 ms), one after the
+        // other 4.8 ms (+3.8 ms), and a strided phase's estimate is the latter, since each
+        // step of its walk waits for its line (docs/models.md §2.4).
+        let s = one_ms_series(80_000, None);
+        let moved = |line_moves: Vec<(String, f64, f64)>, overlap: Overlap| {
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                line_moves: line_moves.clone(),
+                ..Default::default()
+            });
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[], &[]).points[0].phases[0]
+                .median_seconds
+        };
+        let strided = || vec![("k".to_string(), 0.4e9, 20.0)];
+        assert!((moved(Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        assert!((moved(strided(), Overlap::Half) - 4.8e-3).abs() < 1e-12);
+        // The interval still reaches the overlapped bound.
+        assert!((moved(strided(), Overlap::Full) - 4.0e-3).abs() < 1e-12);
+        // Another phase's line move leaves this one alone.
+        let other = vec![("other".to_string(), 0.4e9, 20.0)];
+        assert!((moved(other, Overlap::Half) - 1.01e-3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_phase_on_one_thread_moves_at_its_own_rates() {
+        // 80 kB per run of 1 ms. At the device's rates (4 GB/s, g = 2) its traffic is 2 % of
+        // its time and it moves by 0.01 ms; it ran on one thread, which streamed at 1 GB/s
+        // in the window's level and meets the target's 4 times slower: e = 0.08, e·g = 0.32,
+        // one after the other +0.24 ms, overlapped +0, halfway +0.12 ms.
+        let s = one_ms_series(80_000, None);
+        let moved = |own_rates: Vec<(String, f64, f64)>,
+                     line_moves: Vec<(String, f64, f64)>,
+                     overlap: Overlap| {
+            let moves = [100, 200, 400].map(|size| LevelMove {
+                size,
+                rate: 4e9,
+                factor: 2.0,
+                line_moves: line_moves.clone(),
+                own_rates: own_rates.clone(),
+                ..Default::default()
+            });
+            move_to_target_level(&s, &moves, Seconds(0.0), overlap, &[], &[]).points[0].phases[0]
+                .median_seconds
+        };
+        let alone = || vec![("k".to_string(), 1e9, 4.0)];
+        assert!((moved(Vec::new(), Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::Half) - 1.12e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::None) - 1.24e-3).abs() < 1e-12);
+        assert!((moved(alone(), Vec::new(), Overlap::Full) - 1.0e-3).abs() < 1e-12);
+        // Another phase's own rates leave this one alone.
+        let other = vec![("other".to_string(), 1e9, 4.0)];
+        assert!((moved(other, Vec::new(), Overlap::Half) - 1.01e-3).abs() < 1e-12);
+        // A strided phase takes its line move, which for one thread carries one thread's
+        // line rates, and its estimate stays the serial bound.
+        let line = vec![("k".to_string(), 0.4e9, 20.0)];
+        assert!((moved(alone(), line, Overlap::Half) - 4.8e-3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn without_a_measured_rate_no_size_moves() {
+        // A calibration without a bandwidth sweep gives rate 0 and factor 1: the sizes keep
+        // their times (they used to become infinite: bytes over a rate of 0).
+        let s = one_ms_series(8_000_000, None);
+        let moves = [100, 200, 400].map(|size| LevelMove {
+            size,
+            rate: 0.0,
+            factor: 1.0,
+            ..Default::default()
+        });
+        let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
+        let total = f.phases.iter().find(|p| p.name == "total").expect("total");
+        assert!(
+            (total.prediction_seconds() - 8e-3).abs() < 1e-9,
+            "{total:?}"
+        );
+    }
+
+    #[test]
+    fn a_kernel_faster_than_its_work_items_launch_cost_is_still_moved() {
+        // 1 ms per run streaming 8 MB, at twice the sweep's 4 GB/s there (e = 2): at the
+        // target's 2 GB/s the traffic takes 4 ms. Its 2·10⁷ work items at PoCL's 0.1 ns
+        // would "cost" 2 ms on their own — more than the run took: the per-item cost overlaps
+        // the traffic (as in ext_level), so it is never taken out before the move (taken out,
+        // it left no work to move and the size kept its 1 ms).
+        let s = one_ms_series(8_000_000, Some(20_000_000));
+        let (at, [lo, hi]) = total_at_half_speed(&s);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(
+            close(at, 4e-3) && close(lo, 4e-3) && close(hi, 4e-3),
+            "{at} {lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn a_kernel_slows_only_where_its_traffic_outgrows_its_time() {
+        // 1 ms of work (no launches) moving 1 MB at a level rate of 4 GB/s: its traffic takes
+        // 0.25 ms (e = 0.25), 0.5 ms in a level half as fast (g = 2): still within 1 ms.
+        let s = one_ms_series(1_000_000, None);
+        // Fully overlapped it keeps its 1 ms; one after the other its traffic grows by
+        // 0.25 ms; the interval spans both. The phase is compute-bound (e < ½) and its cost
+        // per byte does not rise: it saturates, and its compute hides the slower traffic,
+        // so the estimate is the roofline's.
+        let total_of = total_at_half_speed;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let (at, [lo, hi]) = total_of(&s);
+        assert!(
+            close(at, 1e-3) && close(lo, 1e-3) && close(hi, 1.25e-3),
+            "{at}"
+        );
+        // Moving 3 MB (e = 0.75): 1.5 ms of traffic at the target's level overlapped, 1 ms +
+        // 0.75 ms one after the other.
+        let mut heavy = s.clone();
+        for p in &mut heavy.points {
+            p.phases[0].bytes = Some(30_000 * p.size as u64);
+        }
+        let (at, [lo, hi]) = total_of(&heavy);
+        assert!(close(at, 1.625e-3) && close(lo, 1.5e-3) && close(hi, 1.75e-3));
+        // Moving 10 MB in 1 ms, faster than the sweep's 4 GB/s there (e = 2.5): at the
+        // target's 2 GB/s the traffic takes 5 ms, not the 2 ms a capped share would give,
+        // however compute and traffic combine.
+        let mut fast = s.clone();
+        for p in &mut fast.points {
+            p.phases[0].bytes = Some(100_000 * p.size as u64);
+        }
+        let (at, [lo, hi]) = total_of(&fast);
+        assert!(close(at, 5e-3) && close(lo, 5e-3) && close(hi, 5e-3));
+    }
+}
