@@ -251,8 +251,8 @@ pub struct ValidateMaxplusArgs {
     #[arg(long = "n-exec", value_name = "N")]
     pub n_exec: Option<u64>,
     /// Iterations per run, at least: a size whose kernels would take less than --min-run-ms
-    /// per run gets more (from its warm-up run), since a run of microseconds measures what
-    /// starting the kernel costs as much as the kernel.
+    /// per run gets more (from the faster of two warm-up runs), since a run of microseconds
+    /// measures what starting the kernel costs as much as the kernel.
     #[arg(long, default_value_t = 10, value_parser = super::at_least_one)]
     pub iters: usize,
     /// The least time one timed run's kernels should take, milliseconds; 0 runs exactly

@@ -187,7 +187,8 @@ pub struct MaxPlusRunOptions {
     /// Iterations per run at least.
     pub iterations: usize,
     /// More iterations where a size's kernels would take less than this per run, seconds
-    /// (from the warm-up run; 0: exactly `iterations`). [`MIN_KERNEL_SECONDS`] by default.
+    /// (from the faster of two warm-up runs; 0: exactly `iterations`).
+    /// [`MIN_KERNEL_SECONDS`] by default.
     pub min_kernel_seconds: f64,
     /// Runs per size (after one verified warm-up run).
     pub repeats: usize,
@@ -343,8 +344,8 @@ fn model_error(e: MaxPlusError) -> WorkloadError {
     WorkloadError::Invalid(e.to_string())
 }
 
-/// A verified warm-up run of every size, which also sets its iterations per run
-/// ([`iterations_for`]), then `repeats` rounds that each run every size once (a, b, c, a, b,
+/// A verified warm-up run of every size and a second one, the faster of which sets its
+/// iterations per run ([`iterations_for`]), then `repeats` rounds that each run every size once (a, b, c, a, b,
 /// c, …), so that a slow spell of a shared machine lands on all sizes alike rather than on
 /// whichever size was being measured; per size, the kernel phases' time per iteration and the
 /// iterations per run.
@@ -359,8 +360,16 @@ fn measure(
     let least = options.iterations.max(1);
     let mut iterations = Vec::with_capacity(sizes.len());
     for &size in sizes {
+        // The verified warm-up pays the cold costs (first touch, the pool's threads waking);
+        // a second, warm run times the iterations, and the faster of the two counts, so one
+        // slow spell does not leave a size at too few iterations.
         let warm = workload.run(device, size, least, true)?;
-        let per_iteration = kernel_seconds(kernel, size, &warm.phases)? / least as f64;
+        let again = workload.run(device, size, least, false)?;
+        let per_iteration = kernel_seconds(kernel, size, &warm.phases)?.min(kernel_seconds(
+            kernel,
+            size,
+            &again.phases,
+        )?) / least as f64;
         iterations.push(iterations_for(
             per_iteration,
             least,
