@@ -160,8 +160,9 @@ fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     [sorted[lo - 1], sorted[hi - 1]]
 }
 
-/// The exact coverage of [`median_ci95`]'s interval for `n` samples: the chance that the
-/// order statistics of ranks lo and hi bracket the median, Σ_{k=lo}^{hi−1} C(n, k)/2ⁿ.
+/// The exact coverage of the median's interval ([`Summary::ci95`]) for `n` samples: the
+/// chance that the order statistics of ranks lo and hi bracket the median,
+/// Σ_{k=lo}^{hi−1} C(n, k)/2ⁿ.
 pub fn median_ci_coverage(n: usize) -> f64 {
     if n == 0 {
         return 0.0;
