@@ -1,0 +1,226 @@
+//! Choosing the small sizes: what the window rules need to know about each size of a series,
+//! the smallest size that saturates the device in the target's memory level, grid sides kept
+//! off large powers of two, and the sizes `--small auto` picks for a target.
+
+use crate::experiments::series::Series;
+use crate::fit::forecast::is_kernel_phase;
+use crate::fit::jumps::Jump;
+use crate::fit::window::{DeviceFacts, SizeFacts};
+use crate::workloads::{Workload, WorkloadError};
+
+/// What the window rules need to know about each point of `series`.
+pub fn size_facts(workload: &dyn Workload, series: &Series) -> Vec<SizeFacts> {
+    series
+        .points
+        .iter()
+        .map(|p| SizeFacts {
+            size: p.size,
+            parallelism: workload.parallelism(p.size),
+            working_set_bytes: workload.bytes_needed(p.size),
+            launches: p
+                .phases
+                .iter()
+                .filter(|ph| is_kernel_phase(&ph.name))
+                .map(|ph| ph.count)
+                .sum(),
+            seconds: p.total.median_seconds,
+            anomaly: series
+                .flagged
+                .iter()
+                .find(|j| j.size == p.size)
+                .map(Jump::reason),
+        })
+        .collect()
+}
+
+/// The smallest size, doubling from `from` up to `target`, that saturates the device and
+/// lives in the target's memory level; `None` if none below the target does.
+pub fn smallest_good_size(
+    workload: &dyn Workload,
+    device: &DeviceFacts,
+    from: usize,
+    target: usize,
+) -> Option<usize> {
+    let level = device.level_of(workload.bytes_needed(target));
+    let mut size = from.max(1);
+    while size < target {
+        let saturated = workload
+            .parallelism(size)
+            .is_none_or(|items| items as f64 >= device.executors);
+        if saturated && device.level_of(workload.bytes_needed(size)) == level {
+            return Some(size);
+        }
+        size *= 2;
+    }
+    None
+}
+
+/// `size` if it is not a multiple of 8, else `size + 4`: given a multiple of 4, a grid side
+/// of 4 more than a multiple of 8, so that its rows (4·N bytes) are 16-byte aligned while its
+/// rows and planes (4·N² bytes) are not strides of a large power of two. Strides of a large power of two map
+/// a line's or a plane's elements onto a few cache sets, which then evict each other
+/// (cache-set conflicts): line-solve's i-solve, whose elements are N² apart, took 6.8 ns per
+/// cell at N = 208 = 16·13 on the host and 2.9 ns at 204 and 212 (3.5 and 1.3 ns on PoCL; AMD
+/// EPYC, 48 KiB 12-way L1). No fit over other sizes predicts such a size.
+pub fn grid_size_off_powers_of_two(size: usize) -> usize {
+    if size.is_multiple_of(8) {
+        size + 4
+    } else {
+        size
+    }
+}
+
+/// Small sizes chosen from the calibration for a prediction of `target` at 4–8× (`count`
+/// sizes spread geometrically from target/8 to target/4): each one saturates the device
+/// (at least n work items per launch) and, on 2-D and 3-D grids, is neither a power of two
+/// nor a multiple of 16 (cache-set conflicts: [`grid_size_off_powers_of_two`]). The sizes
+/// whose working set lives in another memory level than the target's are reported, since at
+/// 4–8× the target's level cannot always be reached, and so is a grid target that is a
+/// multiple of 16. Returns the sizes and notes for the user.
+pub fn auto_small_sizes(
+    workload: &dyn Workload,
+    device: &DeviceFacts,
+    target: usize,
+    count: usize,
+) -> Result<(Vec<usize>, Vec<String>), WorkloadError> {
+    let (hi, lo) = (target / 4, target / 8);
+    if lo < 2 || count < 3 {
+        return Err(WorkloadError::Invalid(format!(
+            "--small auto needs a large size of at least 16 and 3 sizes, got {target}"
+        )));
+    }
+    // A grid's bytes grow 4× (2-D) or 8× (3-D) per doubling; a 1-D array's 2×.
+    let growth = workload.bytes_needed(hi) as f64 / workload.bytes_needed(hi / 2).max(1) as f64;
+    let grid = growth > 2.5;
+    let step = (hi as f64 / lo as f64).powf(1.0 / (count - 1) as f64);
+    let mut sizes: Vec<usize> = (0..count)
+        .map(|k| (lo as f64 * step.powi(k as i32)).round() as usize)
+        .map(|s| {
+            if !grid || !(s.is_power_of_two() || s.is_multiple_of(16)) {
+                return s;
+            }
+            // Off the power of two by a little (a multiple of 16 up by 4, 16 itself by 1),
+            // down where up would pass target/4.
+            let shift = (s / 16).clamp(1, 4);
+            if s + shift > hi && s > shift {
+                s - shift
+            } else {
+                s + shift
+            }
+        })
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut notes = Vec::new();
+    if grid && target.is_multiple_of(16) {
+        notes.push(format!(
+            "N = {target} is a multiple of 16: its rows and planes are strides of a large power of two bytes, which can meet cache-set conflicts that no fit over smaller sizes predicts (a side 4 more than a multiple of 8, such as {}, avoids them)",
+            grid_size_off_powers_of_two(target)
+        ));
+    }
+    let unsaturated: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| {
+            workload
+                .parallelism(s)
+                .is_some_and(|items| (items as f64) < device.executors)
+        })
+        .collect();
+    if !unsaturated.is_empty() {
+        notes.push(format!(
+            "N = {unsaturated:?} launch fewer than n = {:.0} work items: the device is not saturated there",
+            device.executors
+        ));
+    }
+    let level = device.level_of(workload.bytes_needed(target));
+    let elsewhere: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| device.level_of(workload.bytes_needed(s)) != level)
+        .collect();
+    if !elsewhere.is_empty() {
+        notes.push(format!(
+            "N = {elsewhere:?} live in another memory level than the target's ({level}): the paper's fit crosses a level there"
+        ));
+    }
+    Ok((sizes, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::window::HyperplaneRates;
+    use crate::workloads::stream::{Stream, StreamKind};
+
+    #[test]
+    fn the_smallest_good_size_saturates_and_leaves_the_cache() {
+        let device = DeviceFacts {
+            one_thread: None,
+            transposes: Vec::new(),
+            gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
+            executors: 1000.0,
+            launch_seconds: crate::units::Seconds(1e-6),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            memory_floor: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        let vadd = Stream(StreamKind::Vadd);
+        // 12 bytes per element: past 1 MiB from N = 87 382; doubling from 1024 gives 131 072.
+        assert_eq!(
+            smallest_good_size(&vadd, &device, 1024, 1 << 24),
+            Some(131_072)
+        );
+        // A target inside L2 needs only saturation.
+        assert_eq!(smallest_good_size(&vadd, &device, 512, 1 << 16), Some(1024));
+        assert_eq!(smallest_good_size(&vadd, &device, 512, 600), None);
+    }
+
+    #[test]
+    fn auto_sizes_span_4_to_8_times_below_the_target_and_avoid_powers_of_two_on_grids() {
+        let device = DeviceFacts {
+            one_thread: None,
+            transposes: Vec::new(),
+            gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
+            executors: 2.0,
+            launch_seconds: crate::units::Seconds(1e-6),
+            levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
+            streaming: Vec::new(),
+            memory_floor: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        let vadd = Stream(StreamKind::Vadd);
+        let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");
+        assert_eq!(sizes.first(), Some(&(1 << 21)));
+        assert_eq!(sizes.last(), Some(&(1 << 22)));
+        assert_eq!(sizes.len(), 5);
+        assert!(notes.is_empty(), "{notes:?}");
+        let jacobi = crate::workloads::registry::lookup("jacobi2d", None).expect("jacobi2d");
+        let (sizes, notes) = auto_small_sizes(jacobi.as_ref(), &device, 4096, 5).expect("sizes");
+        assert!(sizes.iter().all(|s| s % 16 != 0), "{sizes:?}");
+        // 512 and 1024 move off the power of two, the largest down so as to stay at 4×.
+        assert_eq!(sizes.first(), Some(&516));
+        assert_eq!(sizes.last(), Some(&1020));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("multiple of 16") && n.contains("4100")),
+            "{notes:?}"
+        );
+        let (_, notes) = auto_small_sizes(jacobi.as_ref(), &device, 4092, 5).expect("sizes");
+        assert!(
+            notes.iter().all(|n| !n.contains("multiple of 16")),
+            "{notes:?}"
+        );
+        assert!(auto_small_sizes(&vadd, &device, 8, 5).is_err());
+    }
+}
