@@ -1,0 +1,227 @@
+//! The series runner's tests: rounds, warm-ups, checks and the interval under six runs.
+
+use std::cell::RefCell;
+
+use super::*;
+use crate::backend::host::HostDevice;
+use crate::workloads::Verification;
+
+/// A workload that only records which sizes ran, in order, and whether each was checked.
+struct Recorder {
+    calls: RefCell<Vec<(usize, usize, bool)>>,
+}
+
+impl Workload for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        size as u64
+    }
+
+    fn run(
+        &self,
+        _device: &dyn Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<RunResult, WorkloadError> {
+        self.calls.borrow_mut().push((size, iterations, verify));
+        let seconds = size as f64 * 1e-6;
+        Ok(RunResult {
+            workload: "recorder".into(),
+            size,
+            iterations,
+            phases: vec![PhaseTiming {
+                threads: None,
+                name: "sweep".into(),
+                seconds,
+                count: 1,
+                fraction: 1.0,
+                bytes: None,
+                items: None,
+            }],
+            total_seconds: seconds,
+            kernel_seconds: seconds,
+            verification: verify.then_some(Verification {
+                max_abs_error: 0.0,
+                max_rel_error: 0.0,
+                tolerance: 1e-6,
+                passed: true,
+                against: None,
+            }),
+        })
+    }
+}
+
+#[test]
+fn large_sizes_run_inside_the_series_rounds_after_its_sizes() {
+    let recorder = Recorder {
+        calls: RefCell::new(Vec::new()),
+    };
+    let (series, beside) = run_series_beside(
+        &recorder,
+        None,
+        &HostDevice::new(),
+        &[20, 10],
+        &[100],
+        1,
+        RepeatPlan::fixed(2),
+        |_| {},
+    )
+    .unwrap();
+    // Warm-ups (the series' sizes checked, then the large one checked), then two rounds
+    // of a, b, T.
+    assert_eq!(
+        *recorder.calls.borrow(),
+        vec![
+            (10, 1, true),
+            (20, 1, true),
+            (100, 1, true),
+            (10, 1, false),
+            (20, 1, false),
+            (100, 1, false),
+            (10, 1, false),
+            (20, 1, false),
+            (100, 1, false),
+        ]
+    );
+    assert_eq!(series.points.len(), 2);
+    assert_eq!(beside.len(), 1);
+    assert_eq!(beside[0].size, 100);
+    assert_eq!(beside[0].total.samples.len(), 2);
+    // One launch-cost sample per round.
+    let probe = series.launch_probe.expect("the rounds probed launches");
+    assert_eq!(probe.sample_fixed_ns.len(), 2);
+}
+
+#[test]
+fn a_long_warm_up_is_checked_in_a_short_run_first() {
+    let recorder = Recorder {
+        calls: RefCell::new(Vec::new()),
+    };
+    run_series_beside(
+        &recorder,
+        None,
+        &HostDevice::new(),
+        &[10],
+        &[100, 200],
+        40,
+        RepeatPlan::fixed(1),
+        |_| {},
+    )
+    .unwrap();
+    let calls = recorder.calls.borrow();
+    // The series' size and the first large size: a checked run of VERIFY_ITERATIONS,
+    // then the full warm-up unchecked; the second large size: its warm-up only.
+    assert_eq!(
+        calls[..5],
+        [
+            (10, VERIFY_ITERATIONS, true),
+            (10, 40, false),
+            (100, VERIFY_ITERATIONS, true),
+            (100, 40, false),
+            (200, 40, false),
+        ]
+    );
+    // Every measured run has the full iterations and no check.
+    assert!(calls[5..].iter().all(|&(_, it, v)| it == 40 && !v));
+}
+
+#[test]
+fn verify_smallest_or_none_checks_fewer_warm_ups_and_says_so() {
+    let warm_ups = |checks: Checks| {
+        let recorder = Recorder {
+            calls: RefCell::new(Vec::new()),
+        };
+        let (series, _) = run_series_beside(
+            &recorder,
+            None,
+            &HostDevice::new(),
+            &[20, 10],
+            &[100],
+            1,
+            RepeatPlan {
+                checks,
+                ..RepeatPlan::fixed(1)
+            },
+            |_| {},
+        )
+        .unwrap();
+        let calls = recorder.calls.borrow()[..3].to_vec();
+        (calls, series.check_state(), series.verified)
+    };
+    assert_eq!(
+        warm_ups(Checks::Smallest),
+        (
+            vec![(10, 1, true), (20, 1, false), (100, 1, false)],
+            CheckState::SmallestOnly,
+            false
+        )
+    );
+    assert_eq!(
+        warm_ups(Checks::None),
+        (
+            vec![(10, 1, false), (20, 1, false), (100, 1, false)],
+            CheckState::Off,
+            false
+        )
+    );
+    assert_eq!(warm_ups(Checks::All).1, CheckState::Verified);
+}
+
+#[test]
+fn check_states_round_trip_and_old_unchecked_files_read_as_unchecked() {
+    for state in [
+        CheckState::Verified,
+        CheckState::Unchecked,
+        CheckState::SmallestOnly,
+        CheckState::Off,
+    ] {
+        let text = serde_json::to_string(&state).unwrap();
+        assert_eq!(serde_json::from_str::<CheckState>(&text).unwrap(), state);
+    }
+    assert_eq!(
+        serde_json::to_string(&CheckState::SmallestOnly).unwrap(),
+        "\"smallest-only\""
+    );
+    assert_eq!(
+        serde_json::from_str::<CheckState>("\"unchecked\"").unwrap(),
+        CheckState::Unchecked
+    );
+}
+
+#[test]
+fn sizes_under_six_runs_are_noted_as_not_95_percent_and_run_again() {
+    let recorder = Recorder {
+        calls: RefCell::new(Vec::new()),
+    };
+    let run = |plan: RepeatPlan| {
+        run_series_beside(
+            &recorder,
+            None,
+            &HostDevice::new(),
+            &[10],
+            &[],
+            1,
+            plan,
+            |_| {},
+        )
+        .unwrap()
+        .0
+    };
+    let two = run(RepeatPlan::fixed(2));
+    let note = two.thin_intervals().unwrap();
+    assert!(note.contains("N = 10 (2 runs: 50.0 %)"), "{note}");
+    // Identical runs meet any interval target, but five runs are no 95 % interval: a
+    // sixth round runs before the rule can stop.
+    let five = run(RepeatPlan {
+        min: 5,
+        max: 15,
+        ci_target: 0.05,
+        checks: Checks::All,
+    });
+    assert_eq!(five.points[0].total.samples.len(), 6);
+    assert_eq!(five.thin_intervals(), None);
+}
