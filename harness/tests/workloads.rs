@@ -169,15 +169,30 @@ fn sizes_with_wide_intervals_run_again_up_to_the_cap() {
         assert_eq!(p.total.samples.len(), 6, "N = {}", p.size);
     }
     assert_eq!(series.max_repeats, Some(6));
-    // A target every interval meets: the minimum only.
-    let loose = RepeatPlan {
-        min: 3,
-        max: 6,
+    // A target every 95 % interval meets: the minimum only, from six runs on; under six the
+    // interval ([min, max]) is not a 95 % one and never meets it.
+    let loose = |min: usize| RepeatPlan {
+        min,
+        max: 9,
         ci_target: 1e12,
-        ..RepeatPlan::fixed(3)
+        ..RepeatPlan::fixed(min)
     };
-    let series = run_series(w.as_ref(), None, device, &[1000, 2000], 1, loose, |_| {}).unwrap();
-    assert!(series.points.iter().all(|p| p.total.samples.len() == 3));
+    for (min, runs) in [(6, 6), (7, 7), (3, 6)] {
+        let series = run_series(
+            w.as_ref(),
+            None,
+            device,
+            &[1000, 2000],
+            1,
+            loose(min),
+            |_| {},
+        )
+        .unwrap();
+        assert!(
+            series.points.iter().all(|p| p.total.samples.len() == runs),
+            "--repeat {min}"
+        );
+    }
 }
 
 #[test]
