@@ -146,7 +146,8 @@ pub struct Series {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_target: Option<f64>,
     /// Whether every warm-up run was verified (against the host implementation, or a spec's
-    /// formula or reference); false when the workload has no check.
+    /// formula or reference); false when the workload has no check or `--verify` skipped
+    /// some (`check` says which).
     pub verified: bool,
     /// `unchecked` when the workload has no check; left out when verified.
     #[serde(default, skip_serializing_if = "CheckState::is_verified")]
