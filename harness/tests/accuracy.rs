@@ -57,10 +57,39 @@ fn reassess(half: &str, out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
+/// What bounds each kernel phase of case `name` in the `calibrated` variant (`phase: regime`),
+/// from its validation file in `dir` (the re-assessed suite's folder of cases).
+fn regimes(dir: &Path, name: &str) -> Vec<String> {
+    let Some(file) = std::fs::read_dir(dir).ok().and_then(|entries| {
+        entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+            p.file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| f.contains(&format!(".validate.{name}.")))
+        })
+    }) else {
+        return vec!["?".into()];
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["variant"] == "calibrated" && r["phase"] != "total" && r["phase"] != "upload")
+        .filter_map(|r| {
+            let regime = r["calibrated"]["regime"].as_str()?;
+            let phase = r["phase"].as_str()?;
+            (regime != "transfer" && regime != "host").then(|| format!("{phase}: {regime}"))
+        })
+        .collect()
+}
+
 /// The table of one half: a row per case with each variant's signed error, and the summary.
-fn table(half: &str, suite: &serde_json::Value) -> String {
-    let mut t = format!("\n{half} ({DEVICE})\n| case | measured s | paper | calibrated |\n");
-    t.push_str("| --- | --- | --- | --- |\n");
+fn table(half: &str, suite: &serde_json::Value, dir: &Path) -> String {
+    let mut t = format!(
+        "\n{half} ({DEVICE})\n| case | measured s | paper | calibrated | kernels bound by |\n"
+    );
+    t.push_str("| --- | --- | --- | --- | --- |\n");
     for case in suite["cases"].as_array().unwrap() {
         let measured = case["measured_seconds"].as_f64().unwrap_or(f64::NAN);
         let error = |variant: &str| {
@@ -72,12 +101,14 @@ fn table(half: &str, suite: &serde_json::Value) -> String {
                     format!("{:+.1} %", 100.0 * (p / measured - 1.0))
                 })
         };
+        let name = case["case"].as_str().unwrap_or("?");
         t.push_str(&format!(
-            "| {} | {:.4} | {} | {} |\n",
-            case["case"].as_str().unwrap_or("?"),
+            "| {} | {:.4} | {} | {} | {} |\n",
+            name,
             measured,
             error("paper"),
-            error("calibrated")
+            error("calibrated"),
+            regimes(dir, name).join(", ")
         ));
     }
     for v in suite["summary"].as_array().unwrap() {
@@ -113,7 +144,8 @@ fn the_ports_are_predicted_within_their_limits() {
     let mut failures = Vec::new();
     for limit in &limits {
         let suite = reassess(limit.half, out.path());
-        println!("{}", table(limit.half, &suite));
+        let cases = out.path().join(limit.half).join(format!("{DEVICE}.suite"));
+        println!("{}", table(limit.half, &suite, &cases));
         let calibrated = suite["summary"]
             .as_array()
             .unwrap()

@@ -22,6 +22,7 @@ fn fixture() -> Calibration {
 /// Three sizes, two phases, three repeats, exact binary fractions so every format is stable.
 fn series() -> Series {
     let phase = |name: &str, t: f64, count: u64| PhasePoint {
+        flops: None,
         threads: None,
         name: name.into(),
         median_seconds: t,

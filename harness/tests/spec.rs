@@ -523,6 +523,46 @@ fn a_spec_series_is_honest_about_its_check_and_describes_itself() {
 }
 
 #[test]
+fn declared_flops_reach_every_phase_record_and_a_bad_one_is_named() {
+    use harness::experiments::series::{run_series, RepeatPlan};
+
+    let err = load_error(
+        "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nflops = \"2 * M\"",
+        "",
+    );
+    assert!(err.contains("flops"), "{err}");
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    let steps = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"\nflops = \"2 * N\"";
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(steps, ""));
+    let w = load(&path).unwrap();
+    let s = run_series(
+        &w,
+        None,
+        device,
+        &[1000, 3000],
+        1,
+        RepeatPlan::fixed(1),
+        |_| {},
+    )
+    .unwrap();
+    for p in &s.points {
+        let k = p
+            .phases
+            .iter()
+            .find(|ph| ph.name == "saxpy")
+            .expect("saxpy");
+        assert_eq!(k.flops, Some(2 * p.size as u64 * k.count), "{k:?}");
+        assert_eq!(k.bytes, Some(12 * p.size as u64 * k.count), "{k:?}");
+    }
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains("\"flops\":"), "{json}");
+}
+
+#[test]
 fn a_distribution_places_every_kernel_once_and_says_what_is_wrong() {
     let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]";
     let with = |distribution: &str| format!("{launch}\n[distribution]\n{distribution}");

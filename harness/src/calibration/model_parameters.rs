@@ -284,6 +284,8 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
         hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
+        flop_rate: Some(2.0 * calibration.ops.fma_ops_per_second)
+            .filter(|r| r.is_finite() && *r > 0.0),
         memory_floor: calibration.babelstream.as_ref().and_then(|b| {
             let triad = b.kernels.iter().find(|k| k.name == "Triad")?;
             (triad.average_seconds > 0.0).then(|| b.triad_bytes() / triad.average_seconds)

@@ -407,6 +407,7 @@ mod tests {
             phases: phases
                 .iter()
                 .map(|&(name, seconds, count)| PhaseTiming {
+                    flops: None,
                     threads: None,
                     name: name.into(),
                     seconds,
@@ -466,6 +467,7 @@ mod tests {
                 .map(|&(size, median)| SizeMedians {
                     size,
                     phases: vec![PhaseMedian {
+                        flops: None,
                         name: "jacobi".into(),
                         median_seconds: median,
                         count: 2,

@@ -640,6 +640,7 @@ pub fn validation_table(v: &crate::experiments::validate::Validation) -> String 
         "95% PI",
         "measured s",
         "abs. error %",
+        "bound by",
     ]);
     for r in &v.rows {
         t.row([
@@ -652,6 +653,10 @@ pub fn validation_table(v: &crate::experiments::validate::Validation) -> String 
             }),
             sig(r.measured_seconds, 4),
             format!("{:.1}", r.abs_percent_error),
+            r.calibrated
+                .as_ref()
+                .and_then(|c| c.regime)
+                .map_or("-".to_string(), |g| g.to_string()),
         ]);
     }
     let mut out = format!(
@@ -1007,6 +1012,7 @@ mod tests {
             iterations: 1,
             phases: vec![
                 PhaseTiming {
+                    flops: None,
                     threads: None,
                     name: "vadd".into(),
                     seconds: 0.002,
@@ -1016,6 +1022,7 @@ mod tests {
                     items: None,
                 },
                 PhaseTiming {
+                    flops: None,
                     threads: None,
                     name: "upload".into(),
                     seconds: 0.0005,

@@ -25,6 +25,11 @@ pub struct PhaseTiming {
     /// charges the phase that many times its cost per item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<u64>,
+    /// Floating-point operations over all of the phase's launches, where the workload
+    /// declares them (a spec's `flops`): what says whether a phase that moves its bytes well
+    /// under its level's rate is compute-bound or waits on something else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops: Option<u64>,
     /// The most threads any of its launches ran on, where the device tells
     /// ([`crate::backend::Device::last_launch_threads`]): 1 for a host twin that is one loop
     /// on the launching thread, which meets the memory at one thread's rates.
@@ -61,19 +66,20 @@ impl PhaseRecorder {
 
     /// Add one occurrence of `phase` taking `time` and moving `bytes` (if known).
     pub fn add_moving(&mut self, phase: &str, time: Seconds, bytes: Option<u64>) {
-        self.add_launch(phase, time, bytes, None, None);
+        self.add_launch(phase, time, bytes, None, None, None);
     }
 
     /// Add one occurrence of `phase` taking `time`, moving `bytes`, running `items` work
-    /// items and run on `threads` threads (each where known; a phase knows its total bytes
-    /// and items only if every occurrence did, and its threads are the most any occurrence
-    /// said).
+    /// items and `flops` floating-point operations, on `threads` threads (each where known; a
+    /// phase knows its total bytes, items and flops only if every occurrence did, and its
+    /// threads are the most any occurrence said).
     pub fn add_launch(
         &mut self,
         phase: &str,
         time: Seconds,
         bytes: Option<u64>,
         items: Option<u64>,
+        flops: Option<u64>,
         threads: Option<usize>,
     ) {
         match self.phases.iter_mut().find(|p| p.name == phase) {
@@ -82,6 +88,7 @@ impl PhaseRecorder {
                 entry.count += 1;
                 entry.bytes = entry.bytes.zip(bytes).map(|(a, b)| a + b);
                 entry.items = entry.items.zip(items).map(|(a, b)| a + b);
+                entry.flops = entry.flops.zip(flops).map(|(a, b)| a.saturating_add(b));
                 entry.threads = entry.threads.max(threads);
             }
             None => self.phases.push(PhaseTiming {
@@ -91,6 +98,7 @@ impl PhaseRecorder {
                 fraction: 0.0,
                 bytes,
                 items,
+                flops,
                 threads,
             }),
         }
@@ -139,13 +147,14 @@ mod tests {
     #[test]
     fn work_items_add_up_only_where_every_launch_knew_them() {
         let mut r = PhaseRecorder::new();
-        r.add_launch("k", Seconds(1.0), Some(8), Some(100), Some(1));
-        r.add_launch("k", Seconds(1.0), Some(8), Some(300), Some(2));
-        r.add_launch("m", Seconds(1.0), None, Some(5), None);
-        r.add_launch("m", Seconds(1.0), None, None, None);
+        r.add_launch("k", Seconds(1.0), Some(8), Some(100), Some(6), Some(1));
+        r.add_launch("k", Seconds(1.0), Some(8), Some(300), Some(4), Some(2));
+        r.add_launch("m", Seconds(1.0), None, Some(5), Some(1), None);
+        r.add_launch("m", Seconds(1.0), None, None, None, None);
         let (phases, _) = r.finish();
         assert_eq!((phases[0].items, phases[0].bytes), (Some(400), Some(16)));
-        assert_eq!(phases[1].items, None);
+        assert_eq!(phases[0].flops, Some(10));
+        assert_eq!((phases[1].items, phases[1].flops), (None, None));
         // The most threads any launch ran on; unknown where no launch said.
         assert_eq!((phases[0].threads, phases[1].threads), (Some(2), None));
     }

@@ -54,11 +54,25 @@ impl<'d> Session<'d> {
         args: &[Arg<'_>],
         bytes: Option<u64>,
     ) -> Result<(), WorkloadError> {
+        self.launch_declared(phase, kernel, launch, args, bytes, None)
+    }
+
+    /// Launch `kernel` as `phase`, which moves at least `bytes` and runs `flops`
+    /// floating-point operations, each where declared.
+    pub fn launch_declared(
+        &mut self,
+        phase: &str,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+        bytes: Option<u64>,
+        flops: Option<u64>,
+    ) -> Result<(), WorkloadError> {
         let t = self.device.launch(&self.program, kernel, launch, args)?;
         let items = launch.global.iter().map(|&g| g as u64).product();
         let threads = self.device.last_launch_threads();
         self.phases
-            .add_launch(phase, t, bytes, Some(items), threads);
+            .add_launch(phase, t, bytes, Some(items), flops, threads);
         Ok(())
     }
 

@@ -43,6 +43,10 @@ pub struct PhasePoint {
     /// Work items the phase's launches run per run (their global sizes summed), where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<u64>,
+    /// Floating-point operations the phase's launches run per run, where its kernels declare
+    /// them (a spec's `flops`); absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops: Option<u64>,
     /// The most threads any of its launches ran on, where the device tells (the host); absent
     /// in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +264,7 @@ impl Series {
                             count: ph.count,
                             bytes: ph.bytes,
                             items: ph.items,
+                            flops: ph.flops,
                             ci95_seconds: Some(ph.ci95),
                         })
                         .collect(),
@@ -427,6 +432,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             samples,
             bytes: phase.bytes,
             items: phase.items,
+            flops: phase.flops,
             threads: runs
                 .iter()
                 .filter_map(|r| r.phases.iter().find(|p| p.name == phase.name)?.threads)

@@ -34,6 +34,7 @@ impl Workload for Recorder {
             size,
             iterations,
             phases: vec![PhaseTiming {
+                flops: None,
                 threads: None,
                 name: "sweep".into(),
                 seconds,

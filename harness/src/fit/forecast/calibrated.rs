@@ -4,13 +4,14 @@
 //! phase is ([`calibrate_estimates`]): per launch, latency-bound, a transfer, or a line in
 //! its bytes or work items. Here too are the phase kinds that choice needs: the phases whose
 //! launches do fixed work ([`fixed_work_phases`]) and each kernel phase's share of its
-//! level's streaming rate, which says whether it is compute-bound ([`streaming_shares`]).
+//! level's streaming rate, which says whether it is compute-bound ([`roof_shares`]).
 
 use super::growth::{growth_capped, moved_by_own_pattern, rate_flat_to_target, top_move_factor};
 use super::latency::{latency_estimate, Walks};
 use super::level_move::{move_to_target_level, LevelMove, Overlap};
 use super::per_launch::per_launch_estimate;
 use super::per_unit::{per_unit_estimate, Unit, Work};
+use super::regime::{classify, Regime, RoofShares, BOUND_SHARE};
 use super::transfer::transfer_estimate;
 use super::{
     forecast_variant, is_kernel_phase, CalibratedEstimate, CalibratedMethod, Forecast, PhaseMedian,
@@ -67,7 +68,7 @@ pub fn forecast_calibrated_bounded(
 ) -> Result<Forecast, FitError> {
     let fixed = fixed_work_phases(series, moves);
     let phases = PhaseKinds {
-        shares: streaming_shares(series, moves, launch, &fixed),
+        shares: roof_shares(series, moves, launch, &fixed),
         fixed,
     };
     let fit_overlapping = |moves: &[LevelMove],
@@ -183,23 +184,36 @@ fn fixed_work_phases(series: &SeriesMedians, moves: &[LevelMove]) -> Vec<String>
 pub(super) struct PhaseKinds {
     /// Every launch does the same work at every size ([`fixed_work_phases`]).
     fixed: Vec<String>,
-    /// Each kernel phase's share of its level's rate at the window's top
-    /// ([`streaming_shares`]).
-    shares: Vec<StreamingShare>,
+    /// Each kernel phase's shares of its roofs at the window's top ([`roof_shares`]).
+    shares: Vec<PhaseShares>,
 }
 
 impl PhaseKinds {
     /// Whether the phase `name` is compute-bound at the window's largest size: a share of
-    /// its level's rate under [`COMPUTE_BOUND_SHARE`], and eligible.
+    /// its level's rate under [`COMPUTE_BOUND_SHARE`], and eligible; or, where it declares
+    /// its flops, a share of the calibrated operation rate of [`BOUND_SHARE`] or more.
     fn compute_bound(&self, name: &str) -> bool {
-        self.shares
-            .iter()
-            .any(|s| s.name == name && s.eligible && s.share < COMPUTE_BOUND_SHARE)
+        self.shares.iter().any(|s| {
+            s.name == name
+                && ((s.eligible && s.roofs.bytes.is_some_and(|e| e < COMPUTE_BOUND_SHARE))
+                    || s.roofs.flops.is_some_and(|f| f >= BOUND_SHARE))
+        })
     }
 
     /// The phase `name`'s share of its level's rate at the window's largest size, if known.
     pub(super) fn share(&self, name: &str) -> Option<f64> {
-        self.shares.iter().find(|s| s.name == name).map(|s| s.share)
+        self.shares
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.roofs.bytes)
+    }
+
+    /// The phase `name`'s shares of its roofs at the window's largest size, if measured.
+    fn roofs(&self, name: &str) -> Option<&RoofShares> {
+        self.shares
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| &s.roofs)
     }
 }
 
@@ -208,36 +222,39 @@ impl PhaseKinds {
 /// "Saturated").
 pub(super) const COMPUTE_BOUND_SHARE: f64 = 0.5;
 
-/// One kernel phase's `e_top` ([`streaming_shares`]).
-struct StreamingShare {
+/// One kernel phase's shares of its roofs ([`roof_shares`]).
+struct PhaseShares {
     /// The phase.
     name: String,
-    /// `e_top = B / (w·R)` at the window's largest size.
-    share: f64,
-    /// The same launches at every size and no strided or latency walk: a share under ½
-    /// makes the phase compute-bound.
+    /// Its shares at the window's largest size: `e_top = B / (w·R)` among them.
+    roofs: RoofShares,
+    /// The same launches at every size and no strided or latency walk: a share under ½ of
+    /// its level's rate makes the phase compute-bound.
     eligible: bool,
 }
 
-/// Each kernel phase of `series` that declares its bytes, with the share of its level's
-/// streaming rate at which it moved them at the largest size in `moves`: `e_top = B / (w·R)`,
-/// `w = T − k·L` the measured time less its launches and R the rate the calibration's sweep
-/// streams at that working set (one thread's rate where the phase ran on one, the line rate
-/// where it walks lines). Eligible to count as compute-bound (`e_top < ½`) are the phases
-/// that run the same number of launches at every size and walk no strided lines and no
-/// latency walk (no [`LevelMove::line_moves`] or [`LevelMove::latency_moves`] entry at any
-/// size). A rise in a compute-bound phase's cost per byte across the window is not its
+/// Each kernel phase of `series` at the largest size in `moves`, with its shares of each
+/// roof ([`RoofShares`]): launches × L over its time; the share of its level's streaming
+/// rate at which it moved its declared bytes, `e_top = B / (w·R)`, `w = T − k·L` the
+/// measured time less its launches and R the rate the calibration's sweep streams at that
+/// working set (one thread's rate where the phase ran on one, the line rate where it walks
+/// lines); and the share of the calibrated operation rate at which it ran its declared
+/// flops, `F / (w·P)`. Eligible to count as compute-bound on `e_top < ½` alone are the
+/// phases that run the same number of launches at every size and walk no strided lines and
+/// no latency walk (no [`LevelMove::line_moves`] or [`LevelMove::latency_moves`] entry at
+/// any size). A rise in a compute-bound phase's cost per byte across the window is not its
 /// traffic running into a slower level, which would need the traffic to take most of its
 /// time; it is estimated as saturating (docs/models.md §2.4, "Saturated"). A phase whose
 /// launches grow with N is not eligible: its cost per launch can keep rising with the work
 /// each launch holds (PoCL's SOR diagonals with a contended atomic did); nor a strided walk,
-/// whose lines each wait on the level's latency (the 3-D sweeps).
-fn streaming_shares(
+/// whose lines each wait on the level's latency (the 3-D sweeps). A phase that declares its
+/// flops and runs them at half the operation rate or more is compute-bound whatever else.
+fn roof_shares(
     series: &SeriesMedians,
     moves: &[LevelMove],
     launch: Seconds,
     fixed: &[String],
-) -> Vec<StreamingShare> {
+) -> Vec<PhaseShares> {
     let points: Vec<&SizeMedians> = series
         .points
         .iter()
@@ -256,28 +273,52 @@ fn streaming_shares(
     };
     top.phases
         .iter()
-        .filter(|ph| is_kernel_phase(&ph.name) && !fixed.contains(&ph.name))
+        .filter(|ph| is_kernel_phase(&ph.name))
         .filter_map(|ph| {
             let (rate, _) = m.rate_of(&ph.name);
-            let work = ph.median_seconds - ph.count as f64 * launch.0;
-            let bytes = ph.bytes.filter(|&b| b > 0)? as f64;
-            let share = bytes / (work * rate);
-            if !(rate > 0.0 && work > 0.0 && share.is_finite()) {
+            let launches = ph.count as f64 * launch.0;
+            let work = ph.median_seconds - launches;
+            if !(ph.median_seconds > 0.0 && work.is_finite()) {
                 return None;
             }
+            let of = |amount: Option<u64>, rate: Option<f64>| {
+                let (a, r) = (amount.filter(|&a| a > 0)? as f64, rate?);
+                let share = a / (work * r);
+                (r > 0.0 && work > 0.0 && share.is_finite()).then_some(share)
+            };
             // The same launches at every size of the window.
             let same_launches = points.iter().all(|p| {
                 p.phases
                     .iter()
                     .any(|q| q.name == ph.name && q.count == ph.count)
             });
-            Some(StreamingShare {
+            Some(PhaseShares {
                 name: ph.name.clone(),
-                share,
-                eligible: same_launches && !walks(&ph.name),
+                roofs: RoofShares {
+                    launches: (launches / ph.median_seconds).max(0.0),
+                    bytes: of(ph.bytes, Some(rate)),
+                    flops: of(ph.flops, m.flop_rate),
+                    unfilled: m.latency_moves.iter().any(|l| l.0 == ph.name),
+                    fixed_work: fixed.contains(&ph.name),
+                    declares_flops: ph.flops.is_some_and(|f| f > 0),
+                },
+                eligible: same_launches && !walks(&ph.name) && !fixed.contains(&ph.name),
             })
         })
         .collect()
+}
+
+/// The regime of the phase `name` ([`classify`]): a transfer or a host step by its name, a
+/// kernel phase by its shares of its roofs; `None` for a kernel phase the window's top did
+/// not measure.
+fn regime_of(phases: &PhaseKinds, name: &str) -> Option<Regime> {
+    if name == "upload" || name == "download" {
+        return Some(Regime::Transfer);
+    }
+    if !is_kernel_phase(name) {
+        return Some(Regime::Host);
+    }
+    phases.roofs(name).map(classify)
 }
 
 /// Replace each phase's log-log extrapolation by the calibrated variant's estimate
@@ -397,6 +438,25 @@ fn calibrate_estimates(
         ));
         if is_kernel_phase(&p.name) {
             estimate.share_of_rate = phases.share(&p.name);
+            estimate.share_of_flops = phases.roofs(&p.name).and_then(|r| r.flops);
+        }
+        estimate.regime = regime_of(phases, &p.name);
+        // A phase that declares its flops and reaches half of neither roof waits on
+        // something no rate measures; where that is the memory's latency and the target's
+        // level answers slower than the window's top, its cost rises by that ratio, which no
+        // size of the window saw: the interval reaches it (docs/models.md §2.4, "What bounds
+        // a phase").
+        if estimate.regime == Some(Regime::BelowRoofs) {
+            let top = window.points.iter().map(|pt| pt.size).max();
+            let factor = moves
+                .iter()
+                .find(|m| Some(m.size) == top)
+                .and_then(|m| m.latency_factor)
+                .filter(|&f| f > 1.0);
+            if let Some(f) = factor {
+                estimate.interval_seconds[1] =
+                    estimate.interval_seconds[1].max(estimate.prediction_seconds * f);
+            }
         }
         if let Some(d) = window.drift {
             estimate.interval_seconds = widen_for_drift(
@@ -655,5 +715,49 @@ mod tests {
             ridge.prediction_seconds > 1.1 * 1.01e-9 * cells,
             "{ridge:?}"
         );
+    }
+
+    /// One kernel phase at N = 100, 200, 400 taking 1 ms per 100 of N, moving 1 MB and
+    /// running `flops` per 100 of N, rated at 10 GB/s and 10 Gflop/s at every size (e = 0.1),
+    /// the target's level answering 3× slower than the window's: its `calibrated` estimate.
+    fn with_flops(flops: Option<u64>) -> CalibratedEstimate {
+        let mut s = one_ms_series(1_000_000, None);
+        for p in &mut s.points {
+            p.phases[0].flops = flops.map(|f| f * p.size as u64 / 100);
+        }
+        let moves: Vec<LevelMove> = [100, 200, 400]
+            .map(|size| LevelMove {
+                size,
+                rate: 1e10,
+                factor: 1.0,
+                latency_factor: Some(3.0),
+                flop_rate: Some(1e10),
+                ..LevelMove::default()
+            })
+            .into();
+        let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
+        estimate_of(&f, "k")
+    }
+
+    #[test]
+    fn declared_flops_tell_compute_bound_from_below_both_roofs() {
+        // 8 Mflop in 1 ms at 10 Gflop/s: 80 % of the operation rate.
+        let compute = with_flops(Some(8_000_000));
+        assert_eq!(compute.regime, Some(Regime::ComputeBound), "{compute:?}");
+        assert!((compute.share_of_flops.unwrap() - 0.8).abs() < 1e-9);
+        assert!((compute.share_of_rate.unwrap() - 0.1).abs() < 1e-9);
+        // 1 Mflop: 10 % of each roof. Below both: the interval reaches the target level's
+        // latency over the window's, 3×; the estimate stays.
+        let below = with_flops(Some(1_000_000));
+        assert_eq!(below.regime, Some(Regime::BelowRoofs), "{below:?}");
+        assert!(below.interval_seconds[1] >= 3.0 * below.prediction_seconds * (1.0 - 1e-12));
+        // No flops: under the bandwidth roof, nothing more said; the interval is the
+        // estimator's own.
+        let bytes_only = with_flops(None);
+        assert_eq!(bytes_only.regime, Some(Regime::UnderBandwidth));
+        assert_eq!(bytes_only.share_of_flops, None);
+        assert!(bytes_only.interval_seconds[1] < 3.0 * bytes_only.prediction_seconds);
+        assert_eq!(bytes_only.prediction_seconds, below.prediction_seconds);
+        assert_eq!(bytes_only.prediction_seconds, compute.prediction_seconds);
     }
 }

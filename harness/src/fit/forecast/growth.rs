@@ -94,6 +94,7 @@ mod tests {
                     SizeMedians {
                         size: n,
                         phases: vec![PhaseMedian {
+                            flops: None,
                             name: "ssor lower".into(),
                             median_seconds: t,
                             count: 1,
@@ -286,6 +287,7 @@ mod tests {
                     SizeMedians {
                         size: n,
                         phases: vec![PhaseMedian {
+                            flops: None,
                             name: "sor_rb red".into(),
                             median_seconds: t,
                             count: 10,

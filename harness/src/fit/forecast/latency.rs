@@ -108,6 +108,7 @@ mod tests {
         SizeMedians {
             size: n,
             phases: vec![PhaseMedian {
+                flops: None,
                 name: "sweep".into(),
                 median_seconds: t,
                 count: launches,
@@ -177,6 +178,7 @@ mod tests {
                 SizeMedians {
                     size: n,
                     phases: vec![PhaseMedian {
+                        flops: None,
                         name: "sweep".into(),
                         median_seconds: t,
                         count: k,

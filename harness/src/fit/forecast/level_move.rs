@@ -70,6 +70,16 @@ pub struct LevelMove {
     /// [`CalibratedMethod::LatencyBound`]: super::CalibratedMethod::LatencyBound
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_moves: Vec<(String, f64)>,
+    /// The calibrated read latency of the target's level over that of this size's,
+    /// λ(W_target) / λ(W_i), where the calibration measured both: how much slower a phase
+    /// whose accesses wait on the latency one after the other may run at the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_factor: Option<f64>,
+    /// The calibrated operation rate, flops per second (two per FMA of the device-wide FMA
+    /// throughput), where measured: a phase that declares its flops is compute-bound when it
+    /// runs them at half this rate or more ([`super::Regime`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flop_rate: Option<f64>,
 }
 
 impl LevelMove {

@@ -27,11 +27,13 @@ mod latency;
 mod level_move;
 mod per_launch;
 mod per_unit;
+mod regime;
 mod transfer;
 mod window_stats;
 
 pub use calibrated::{forecast_calibrated, forecast_calibrated_bounded};
 pub use level_move::LevelMove;
+pub use regime::{classify, Regime, RoofShares, BOUND_SHARE};
 pub use window_stats::amount_at_target;
 
 use serde::{Deserialize, Serialize};
@@ -57,6 +59,8 @@ pub struct PhaseMedian {
     /// Work items its launches run, where known (a device's cost per work item is charged
     /// on them, not moved between memory levels).
     pub items: Option<u64>,
+    /// Floating-point operations per run, where declared.
+    pub flops: Option<u64>,
     /// The median's 95 % interval, seconds, where the repeats gave one.
     pub ci95_seconds: Option<[f64; 2]>,
 }
@@ -182,6 +186,8 @@ impl CalibratedEstimate {
             items_at_target: None,
             walk_seconds_per_byte: None,
             share_of_rate: None,
+            share_of_flops: None,
+            regime: None,
         }
     }
 }
@@ -279,6 +285,15 @@ pub struct CalibratedEstimate {
     /// compute-bound and a rise in its cost per byte saturates ([`CalibratedMethod::Saturated`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_of_rate: Option<f64>,
+    /// The share of the calibrated operation rate (2 flops per FMA of its throughput) at
+    /// which a kernel phase that declares its flops ran them at the window's largest size
+    /// (its measured time less launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_of_flops: Option<f64>,
+    /// What bounds the phase at the window's largest size ([`Regime`]), for kernel phases,
+    /// transfers and host steps; absent for the total and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<Regime>,
 }
 
 /// The whole forecast.

@@ -57,6 +57,8 @@ pub(super) fn per_launch_estimate(
         items_at_target: None,
         walk_seconds_per_byte: None,
         share_of_rate: None,
+        share_of_flops: None,
+        regime: None,
     })
 }
 
@@ -91,6 +93,7 @@ mod tests {
                             size,
                             phases: vec![
                                 PhaseMedian {
+                                    flops: None,
                                     name: "zero_u32".into(),
                                     median_seconds: t0,
                                     count: 36,
@@ -99,6 +102,7 @@ mod tests {
                                     ci95_seconds: None,
                                 },
                                 PhaseMedian {
+                                    flops: None,
                                     name: "sweep".into(),
                                     median_seconds: sweep,
                                     count: 36,
@@ -107,6 +111,7 @@ mod tests {
                                     ci95_seconds: None,
                                 },
                                 PhaseMedian {
+                                    flops: None,
                                     name: "download eps".into(),
                                     median_seconds: 1e-6 * (1.0 + size as f64 / 1000.0),
                                     count: 36,

@@ -105,6 +105,8 @@ pub(super) fn per_unit_estimate(
             items_at_target,
             walk_seconds_per_byte: None,
             share_of_rate: None,
+            share_of_flops: None,
+            regime: None,
         });
     }
     // The cost per unit rises across the window: saturation at the largest sizes' cost, or
@@ -194,6 +196,8 @@ pub(super) fn per_unit_estimate(
         items_at_target,
         walk_seconds_per_byte: None,
         share_of_rate: None,
+        share_of_flops: None,
+        regime: None,
     })
 }
 
@@ -526,6 +530,7 @@ mod tests {
                     .map(|&n| SizeMedians {
                         size: n,
                         phases: vec![PhaseMedian {
+                            flops: None,
                             name: "sor_diag".into(),
                             median_seconds: work(n, launches(n)),
                             count: launches(n),
@@ -586,6 +591,7 @@ mod tests {
                 .map(|((&size, t), b)| SizeMedians {
                     size,
                     phases: vec![PhaseMedian {
+                        flops: None,
                         name: "from_skewed".into(),
                         median_seconds: t,
                         count: 1,

@@ -21,6 +21,7 @@ pub(super) fn time(n: f64) -> f64 {
 pub(super) fn point(size: usize, with_upload: bool) -> SizeMedians {
     let t = time(size as f64);
     let mut phases = vec![PhaseMedian {
+        flops: None,
         name: "kernel".into(),
         median_seconds: t,
         count: LAUNCHES,
@@ -30,6 +31,7 @@ pub(super) fn point(size: usize, with_upload: bool) -> SizeMedians {
     }];
     if with_upload {
         phases.push(PhaseMedian {
+            flops: None,
             name: "upload".into(),
             median_seconds: 1e-6,
             count: 1,
@@ -66,6 +68,7 @@ pub(super) fn one_ms_series(bytes: u64, items: Option<u64>) -> SeriesMedians {
                 SizeMedians {
                     size,
                     phases: vec![PhaseMedian {
+                        flops: None,
                         name: "k".into(),
                         median_seconds: 1e-3 * per as f64,
                         count: 1,
@@ -120,6 +123,7 @@ pub(super) fn one_phase_at(
             .map(|&n| SizeMedians {
                 size: n,
                 phases: vec![PhaseMedian {
+                    flops: None,
                     name: "k".into(),
                     median_seconds: work(n as f64),
                     count: 1,
@@ -183,6 +187,7 @@ pub(super) fn lu_sweeps() -> SeriesMedians {
             .map(|&n| SizeMedians {
                 size: n,
                 phases: vec![PhaseMedian {
+                    flops: None,
                     name: "ssor lower".into(),
                     median_seconds: lu_work(n as f64),
                     count: 15 * (3 * n as u64 - 8),
@@ -251,6 +256,7 @@ pub(super) fn hump_swept(
                 SizeMedians {
                     size: n,
                     phases: vec![PhaseMedian {
+                        flops: None,
                         name: "sor_rb red".into(),
                         median_seconds: t,
                         count: launches(n),

@@ -89,6 +89,7 @@ mod tests {
         SizeMedians {
             size: n,
             phases: vec![PhaseMedian {
+                flops: None,
                 name: "upload".into(),
                 median_seconds: t,
                 count: 1,

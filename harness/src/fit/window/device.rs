@@ -25,6 +25,9 @@ pub struct DeviceFacts {
     /// BabelStream's triad over three arrays of 2^25 floats, from its mean iteration. `None`
     /// where the calibration did not run BabelStream.
     pub memory_floor: Option<f64>,
+    /// The device's operation rate, flops per second: two per FMA of the calibration's
+    /// device-wide FMA throughput; `None` where it was not measured.
+    pub flop_rate: Option<f64>,
     /// The strided read sweep's points (the serialization-interval sweep in which each
     /// executor reads one element of its own cache line): the lines' working set, bytes, and
     /// the rate at which it delivers 64-byte lines so, bytes per second; empty where not

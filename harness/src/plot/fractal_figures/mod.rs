@@ -97,6 +97,7 @@ mod tests {
         let samples: Vec<f64> = totals.iter().map(|t| t * share).collect();
         let (median, ci95) = summary3(&samples);
         PhasePoint {
+            flops: None,
             threads: None,
             name: name.into(),
             median_seconds: median,

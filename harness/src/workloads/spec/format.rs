@@ -76,6 +76,7 @@ struct RawStep {
     host_loop: Option<RawLoop>,
     body: Option<Vec<RawStep>>,
     bytes: Option<Spanned<String>>,
+    flops: Option<Spanned<String>>,
     access: Option<Spanned<String>>,
 }
 
@@ -193,6 +194,10 @@ pub struct LaunchSpec {
     /// says: the phase's GB/s, and what the calibrated prediction moves between memory
     /// levels.
     pub bytes: Option<Code>,
+    /// Floating-point operations the launch runs (an FMA counts two), where the spec says
+    /// (`flops = "…"`): with the calibration's operation rate, what tells a compute-bound
+    /// launch from one that waits on memory latency.
+    pub flops: Option<Code>,
     /// How it reads and writes its buffers, where the spec says (`access = "…"`).
     pub access: Option<Access>,
 }
@@ -717,12 +722,13 @@ impl StepBuilder<'_, '_> {
                 || s.local.is_some()
                 || !s.args.is_empty()
                 || s.bytes.is_some()
+                || s.flops.is_some()
                 || s.access.is_some()
             {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local, args, bytes or access of its own",
+                    "a loop with a body takes no global, local, args, bytes, flops or access of its own",
                 ));
             }
             if body.is_empty() {
@@ -887,6 +893,11 @@ impl StepBuilder<'_, '_> {
                 .bytes
                 .as_ref()
                 .map(|b| ctx.code(b, &field("bytes"), scope))
+                .transpose()?,
+            flops: l
+                .flops
+                .as_ref()
+                .map(|f| ctx.code(f, &field("flops"), scope))
                 .transpose()?,
             access,
         })

@@ -739,15 +739,17 @@ fn launch_once(
             }
         });
     }
-    let bytes = l
-        .bytes
-        .as_ref()
-        .map(|b| {
-            b.eval_count(vars)
-                .map_err(|m| invalid(spec, format!("kernel {} bytes: {m}", l.kernel)))
-        })
-        .transpose()?;
-    s.launch_moving(&l.kernel, &l.kernel, &launch, &args, bytes)
+    let count = |code: &Option<super::compiled::Code>, what: &str| {
+        code.as_ref()
+            .map(|c| {
+                c.eval_count(vars)
+                    .map_err(|m| invalid(spec, format!("kernel {} {what}: {m}", l.kernel)))
+            })
+            .transpose()
+    };
+    let bytes = count(&l.bytes, "bytes")?;
+    let flops = count(&l.flops, "flops")?;
+    s.launch_declared(&l.kernel, &l.kernel, &launch, &args, bytes, flops)
 }
 
 impl Workload for SpecWorkload {

@@ -384,6 +384,11 @@ pub fn calibrated_forecast(
                 })
                 .unwrap_or_default();
             LevelMove {
+                latency_factor: target_latency
+                    .zip(device.latency_of(working_set))
+                    .map(|(t, here)| t / here)
+                    .filter(|f| f.is_finite() && *f > 0.0),
+                flop_rate: device.flop_rate,
                 latency_moves,
                 transfer_costs,
                 size,
