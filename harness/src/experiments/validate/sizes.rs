@@ -144,7 +144,68 @@ pub fn auto_small_sizes(
             "N = {elsewhere:?} live in another memory level than the target's ({level}): the paper's fit crosses a level there"
         ));
     }
+    if elsewhere.len() == sizes.len() {
+        if let Some(note) = size_in_targets_level(workload, device, hi, target, grid, &mut sizes) {
+            notes.push(note);
+        }
+    }
     Ok((sizes, notes))
+}
+
+/// The largest share of the target's bytes that the size added in the target's memory level
+/// may hold: a quarter, so that its runs cost at most about a quarter of the target's each.
+pub const TARGET_LEVEL_SHARE: f64 = 0.25;
+
+/// Where no size from `hi` down lives in the target's memory level: the smallest size above
+/// `hi` whose working set does (off powers of two on a `grid`), added to `sizes` if it holds
+/// at most [`TARGET_LEVEL_SHARE`] of the target's bytes, so that the fit crosses the level
+/// edge the target lies past instead of guessing it (docs/models.md §2.4, "The window"). The
+/// share of bytes stands for the share of run time: a kernel whose work grows faster than
+/// its data (a matrix product) costs less still. Returns the note that says what was done.
+fn size_in_targets_level(
+    workload: &dyn Workload,
+    device: &DeviceFacts,
+    hi: usize,
+    target: usize,
+    grid: bool,
+    sizes: &mut Vec<usize>,
+) -> Option<String> {
+    let bytes = |n: usize| workload.bytes_needed(n);
+    let level = device.level_of(bytes(target));
+    let inside = |n: usize| device.level_of(bytes(n)) == level;
+    // The working set grows with N and the levels with the working set: bisect for the
+    // smallest N in the target's level, (lo, up] holding it.
+    let (mut lo, mut up) = (hi, target);
+    while up - lo > 1 {
+        let mid = lo + (up - lo) / 2;
+        if inside(mid) {
+            up = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let size = if grid {
+        grid_size_off_powers_of_two(up)
+    } else {
+        up
+    };
+    if size >= target || !inside(size) {
+        return None;
+    }
+    let share = bytes(size) as f64 / bytes(target).max(1) as f64;
+    if share <= TARGET_LEVEL_SHARE {
+        sizes.push(size);
+        Some(format!(
+            "N = {size} added: the smallest size whose working set lives in the target's level ({level}), {:.0} % of the target's bytes, so that the fit crosses the level's edge",
+            100.0 * share
+        ))
+    } else {
+        Some(format!(
+            "no size added in the target's level ({level}): the smallest there, N = {size}, holds {:.0} % of the target's bytes (more than {:.0} %); the prediction crosses the level's edge on the calibration's rates alone",
+            100.0 * share,
+            100.0 * TARGET_LEVEL_SHARE
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -224,5 +285,51 @@ mod tests {
             "{notes:?}"
         );
         assert!(auto_small_sizes(&vadd, &device, 8, 5).is_err());
+    }
+
+    #[test]
+    fn a_window_out_of_the_targets_level_gains_its_cheapest_size_there() {
+        let mut device = DeviceFacts {
+            one_thread: None,
+            transposes: Vec::new(),
+            gathers: Vec::new(),
+            hyperplanes: HyperplaneRates::default(),
+            executors: 2.0,
+            launch_seconds: crate::units::Seconds(1e-6),
+            levels: vec![("L2".into(), 1 << 26), ("memory".into(), u64::MAX)],
+            streaming: Vec::new(),
+            memory_floor: None,
+            flop_rate: None,
+            lines: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            latencies: Vec::new(),
+        };
+        // jacobi2d at N = 16 380 (8·N² bytes, about 2 GiB): past a 64 MiB L2 its auto window
+        // (N/8 … N/4) holds 32–128 MiB, partly in memory already; past a 256 MiB L2 none of
+        // it is, and the smallest grid past the L2 (N ≈ 5800, 12.5 % of the bytes) joins it.
+        let jacobi = crate::workloads::registry::lookup("jacobi2d", None).expect("jacobi2d");
+        let target = 16_380;
+        let (sizes, notes) = auto_small_sizes(jacobi.as_ref(), &device, target, 5).expect("sizes");
+        assert_eq!(sizes.len(), 5, "some of the window is in memory: {sizes:?}");
+        device.levels[0].1 = 1 << 28;
+        let (sizes, notes2) = auto_small_sizes(jacobi.as_ref(), &device, target, 5).expect("sizes");
+        assert_eq!(sizes.len(), 6, "{sizes:?} {notes2:?}");
+        let added = *sizes.last().unwrap();
+        assert!(added > target / 4 && added % 16 != 0, "{added}");
+        assert_eq!(device.level_of(jacobi.bytes_needed(added)), "memory");
+        assert!(device.level_of(jacobi.bytes_needed(added - 8)) != "memory");
+        assert!(notes2
+            .iter()
+            .any(|n| n.contains(&format!("N = {added} added"))));
+        assert!(notes.iter().all(|n| !n.contains("added")), "{notes:?}");
+        // A target just past the edge: the smallest size there holds half of its bytes.
+        let near = 8_004;
+        let (sizes, notes) = auto_small_sizes(jacobi.as_ref(), &device, near, 5).expect("sizes");
+        assert_eq!(sizes.len(), 5);
+        assert!(
+            notes.iter().any(|n| n.starts_with("no size added")),
+            "{notes:?}"
+        );
     }
 }
