@@ -1,37 +1,44 @@
 //! Argument parsing (clap derive) and the commands.
+//!
+//! This file parses the arguments and dispatches each command to the function that runs it,
+//! and holds what several commands share; the submodules hold the commands: `calibrate`
+//! (devices, calibrate, babelstream, compare), `run`, `series` (series, export-extrap),
+//! `predict`, `validate` (validate, plot-validations), and `balance`, `check`, `cluster`,
+//! `maxplus`, `show` and `suite`.
 
 mod balance;
+mod calibrate;
 mod check;
 mod cluster;
 mod counts;
 mod interrupt;
 mod maxplus;
+mod predict;
+mod run;
+mod series;
 mod show;
 mod suite;
+mod validate;
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use calibrate::{babelstream_command, calibrate_command, compare_command, devices};
 use counts::shorten_quotes;
 pub(crate) use counts::{at_least_one, repeat_count, shown, MAX_REPEATS};
-use harness::backend::{discover, select, DeviceList, DeviceSelector};
-use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions, Precision};
-use harness::bench::{BenchContext, SamplingPlan};
-use harness::calibration::measure::{calibrate, CalibrateOptions};
-use harness::calibration::{compare::compare, default_path, Calibration};
-use harness::experiments::predict::{calibration_path, predict};
-use harness::experiments::series::{run_series, Checks, RepeatPlan, Series};
-use harness::experiments::validate::{auto_small_sizes, validate, Validation};
-use harness::export::{
-    render_results, with_suffix, write_atomically, write_rendered, write_results, Exportable,
-    Format,
-};
-use harness::report::views;
-use harness::workloads::registry::{has_layouts, lookup_with};
+use harness::backend::{select, DeviceList, DeviceSelector};
+use harness::bench::babelstream::{BabelStreamOptions, Precision};
+use harness::experiments::series::{Checks, RepeatPlan};
+use harness::export::{write_results, Exportable, Format};
+use harness::workloads::registry::lookup_with;
 use harness::workloads::Layout;
 pub(crate) use interrupt::interrupt_flag;
+use predict::predict_command;
+use run::run_command;
+use series::{export_extrap, series_command};
+use validate::{plot_validations, validate_command};
 
 /// Measure GPUs and predict how long parallel programs take on them.
 ///
@@ -621,190 +628,6 @@ fn kernel_dir_check() -> Result<()> {
     Ok(())
 }
 
-fn devices(json: bool) -> Result<()> {
-    let list = discover();
-    let infos: Vec<_> = list.devices.iter().map(|d| d.info()).collect();
-    if json {
-        println!("{}", serde_json::to_string_pretty(&infos)?);
-    } else {
-        print_notes(&list);
-        print!("{}", views::devices_table(&infos));
-        match harness::backend::nvrtc::locate() {
-            Ok(l) => println!(
-                "NVRTC {} ({}): CUDA kernels compile here",
-                l.version,
-                l.dir
-                    .as_ref()
-                    .map_or("system loader".to_string(), |d| d.display().to_string())
-            ),
-            Err(e) => println!("{e}"),
-        }
-    }
-    Ok(())
-}
-
-/// Save `calibration` at `path`; where that fails (a full disk), save it in the temporary
-/// folder, or as a last resort print it, and fail saying where the measurement went.
-fn save_or_rescue(
-    calibration: &Calibration,
-    path: &std::path::Path,
-    device: &harness::backend::DeviceInfo,
-) -> Result<()> {
-    let Err(e) = calibration.save(path) else {
-        return Ok(());
-    };
-    let rescue = std::env::temp_dir().join(format!(
-        "harness-calibration-{}-{}.json",
-        device.slug(),
-        std::process::id()
-    ));
-    if calibration.save(&rescue).is_ok() {
-        bail!(
-            "{e}; the measurement is kept in {} (move it to {} once there is room)",
-            rescue.display(),
-            path.display()
-        );
-    }
-    println!("{}", calibration.to_json());
-    bail!("{e}; it could not be saved elsewhere either, so it is printed on standard output");
-}
-
-fn calibrate_command(
-    selector: Option<DeviceSelector>,
-    quick: bool,
-    json: bool,
-    compare_with: Option<PathBuf>,
-    output_dir: PathBuf,
-    output: Option<PathBuf>,
-) -> Result<()> {
-    // Read the comparison file and check the output first: a bad path should fail before
-    // minutes of measuring.
-    let before = compare_with.as_deref().map(Calibration::load).transpose()?;
-    let folder = match &output {
-        Some(file) => {
-            if file.is_dir() {
-                bail!("--output {} is a folder; give a file", file.display());
-            }
-            file.parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."))
-                .to_path_buf()
-        }
-        None => output_dir.clone(),
-    };
-    check_output_dir(&folder)?;
-    let list = discover();
-    print_notes(&list);
-    let index = select(&list, &selector.unwrap_or(DeviceSelector::Best))?;
-    let device = list.devices[index].as_ref();
-    // The file's own place too: a folder there would throw the measurement away at the end.
-    let path = output
-        .clone()
-        .unwrap_or_else(|| default_path(&output_dir, device.info()));
-    if path.is_dir() {
-        bail!(
-            "{} is a folder where the calibration file goes: move it away, or give --output FILE",
-            path.display()
-        );
-    }
-    // From here the first Ctrl-C lets the run end normally (no file, the lock removed).
-    let interrupted = interrupt_flag();
-    // One run per device: a second would measure while this one does.
-    let _lock = harness::calibration::lock::lock_device(&folder, device.info())?;
-    eprintln!(
-        "calibrating device {index}: {} ({}){}",
-        device.info().name,
-        device.info().backend,
-        if quick { ", quick" } else { "" }
-    );
-    let options = CalibrateOptions {
-        quick,
-        progress: !json,
-        interrupted,
-    };
-    let calibration = calibrate(device, &options).with_context(|| {
-        format!(
-            "calibration of {} failed; no file written",
-            device.info().name
-        )
-    })?;
-    save_or_rescue(&calibration, &path, device.info())?;
-    if json {
-        println!("{}", calibration.to_json());
-    } else {
-        print!("{}", views::calibration_summary(&calibration));
-        eprintln!("wrote {}", path.display());
-    }
-    if let (Some(before), Some(before_path)) = (before, compare_with) {
-        let rows = compare(&before, &calibration);
-        let table = views::comparison_table(&rows, &before_path.display().to_string(), "new");
-        if json {
-            eprint!("{table}");
-        } else {
-            print!("\n{table}");
-        }
-    }
-    Ok(())
-}
-
-fn babelstream_command(
-    selector: Option<DeviceSelector>,
-    quick: bool,
-    options: &BabelStreamOptions,
-    json: bool,
-) -> Result<()> {
-    let list = discover();
-    let index = pick_device(&list, selector)?;
-    let device = list.devices[index].as_ref();
-    eprintln!(
-        "BabelStream's kernels on device {index}: {} ({})",
-        device.info().name,
-        device.info().backend
-    );
-    let plan = if quick {
-        SamplingPlan::quick()
-    } else {
-        SamplingPlan::full()
-    };
-    let mut ctx = BenchContext::new(device, plan, quick)?;
-    ctx.interrupted = interrupt_flag();
-    let result = measure_babelstream_with(&mut ctx, options)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        print!("{}", views::babelstream_table(&result));
-    }
-    Ok(())
-}
-
-fn compare_command(before: &std::path::Path, after: &std::path::Path, json: bool) -> Result<()> {
-    let b = Calibration::load(before)?;
-    let a = Calibration::load(after)?;
-    if b.device.name != a.device.name && !json {
-        eprintln!(
-            "note: comparing different devices ({} and {})",
-            b.device.name, a.device.name
-        );
-    }
-    let rows = compare(&b, &a);
-    if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        print!(
-            "{}",
-            views::comparison_table(
-                &rows,
-                &before.display().to_string(),
-                &after.display().to_string()
-            )
-        );
-    }
-    if rows.is_empty() {
-        bail!("no parameters to compare");
-    }
-    Ok(())
-}
-
 pub(crate) fn pick_device(list: &DeviceList, selector: Option<DeviceSelector>) -> Result<usize> {
     print_notes(list);
     Ok(select(list, &selector.unwrap_or(DeviceSelector::Best))?)
@@ -821,37 +644,6 @@ struct RunShape {
     dump: Option<PathBuf>,
 }
 
-/// Write a spec's buffers into `dir`: `NAME.bin` each (raw, native byte order) and
-/// `dump.json` describing them; every file atomically.
-fn write_dump(
-    dir: &std::path::Path,
-    buffers: &[harness::workloads::spec::DumpedBuffer],
-) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut index = Vec::with_capacity(buffers.len());
-    for b in buffers {
-        // Spec buffer names are identifiers; the file name is made safe regardless.
-        let file = format!("{}.bin", harness::export::file_name_part(&b.name));
-        let path = dir.join(&file);
-        write_atomically(&path, &b.bytes).with_context(|| format!("writing {}", path.display()))?;
-        index.push(serde_json::json!({
-            "name": b.name,
-            "type": b.element,
-            "length": b.length,
-            "file": file,
-            "byte_order": if cfg!(target_endian = "little") { "little" } else { "big" },
-        }));
-    }
-    let path = dir.join("dump.json");
-    write_atomically(
-        &path,
-        serde_json::to_string_pretty(&serde_json::json!({ "buffers": index }))?.as_bytes(),
-    )
-    .with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {} buffers into {}", buffers.len(), dir.display());
-    Ok(())
-}
-
 /// `--param NAME=VALUE`.
 fn parse_param(text: &str) -> Result<(String, f64), String> {
     let Some((name, value)) = text.split_once('=') else {
@@ -865,209 +657,11 @@ fn parse_param(text: &str) -> Result<(String, f64), String> {
     Ok((name.to_string(), value))
 }
 
-fn run_command(
-    name: &str,
-    shape: RunShape,
-    layout: Option<Layout>,
-    selector: Option<DeviceSelector>,
-    verify: bool,
-    json: bool,
-    trace: Option<&std::path::Path>,
-) -> Result<()> {
-    let RunShape {
-        size,
-        iters,
-        params,
-        dump,
-    } = shape;
-    let workload = lookup_with(name, layout, &params)?;
-    let is_spec = name.ends_with(".toml");
-    if trace.is_some()
-        && !is_spec
-        && !harness::experiments::cluster::CLUSTER_WORKLOADS.contains(&name)
-    {
-        bail!("{}", harness::experiments::cluster::unsupported(name));
-    }
-    // A spec's trace follows its [distribution]: refuse before running if it has none.
-    let traced_spec = match (trace, is_spec) {
-        (Some(_), true) => {
-            let spec =
-                harness::workloads::spec::load(std::path::Path::new(name))?.with_params(&params)?;
-            if spec.distribution.is_none() {
-                bail!(
-                    "{name} has no [distribution] table: --trace needs to know how the program \
-                     runs distributed (docs/spec-format.md, \"Distribution\")"
-                );
-            }
-            Some(spec)
-        }
-        _ => None,
-    };
-    let spec = match &dump {
-        Some(dir) => {
-            if !name.ends_with(".toml") {
-                bail!("--dump applies to spec files; {name} is a built-in workload");
-            }
-            check_output_dir(dir)?;
-            Some(harness::workloads::spec::load(std::path::Path::new(name))?.with_params(&params)?)
-        }
-        None => None,
-    };
-    let iters = iters
-        .or_else(|| workload.default_iterations())
-        .unwrap_or(DEFAULT_ITERATIONS);
-    let list = discover();
-    let index = pick_device(&list, selector)?;
-    let device = list.devices[index].as_ref();
-    eprintln!(
-        "running {name} on device {index}: {} ({})",
-        device.info().name,
-        device.info().backend
-    );
-    let result = match (&spec, &dump) {
-        (Some(spec), Some(dir)) => {
-            let (result, buffers) = spec.run_and_dump(device, size, iters, verify)?;
-            write_dump(dir, &buffers)?;
-            result
-        }
-        _ => workload.run(device, size, iters, verify)?,
-    };
-    if let Some(path) = trace {
-        let threads = (device.info().backend == harness::backend::BackendKind::Host)
-            .then(rayon::current_num_threads);
-        let t = match &traced_spec {
-            Some(spec) => harness::experiments::cluster::trace_of_spec(
-                &result,
-                spec,
-                &device.info().name,
-                threads,
-            )?,
-            None => harness::experiments::cluster::trace_of(&result, &device.info().name, threads)?,
-        };
-        write_atomically(path, serde_json::to_string_pretty(&t)?.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote the trace {}", path.display());
-    }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        print!("{}", views::run_table(&result, verify));
-    }
-    Ok(())
-}
-
-fn series_command(
-    name: &str,
-    sizes: &[String],
-    target: Option<usize>,
-    calibration: Option<PathBuf>,
-    runs: &SeriesOptions,
-    formats: &[Format],
-) -> Result<()> {
-    let (layout, output_dir) = (runs.layout, &runs.output_dir);
-    let plan = runs.plan()?;
-    let workload = runs.workload(name)?;
-    let iters = runs.iterations(workload.as_ref());
-    check_output_dir(output_dir)?;
-    let list = discover();
-    let index = pick_device(&list, runs.device.clone())?;
-    let device = list.devices[index].as_ref();
-    let facts = || {
-        match device_facts(calibration.as_deref(), output_dir, device.info())? {
-        Some(f) => Ok(f),
-        None => bail!(
-            "--sizes auto needs the device's calibration: {} does not exist (run `harness calibrate` or give --calibration)",
-            default_path(output_dir, device.info()).display()
-        ),
-    }
-    };
-    let sizes = &small_sizes(sizes, workload.as_ref(), target, facts)?;
-    eprintln!(
-        "series of {name} on device {index}: {} ({}), sizes {sizes:?}, {}–{} runs each (to ±{} %)",
-        device.info().name,
-        device.info().backend,
-        plan.min,
-        plan.max,
-        runs.ci_target
-    );
-    let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
-    let series = run_series(
-        workload.as_ref(),
-        layout_name,
-        device,
-        sizes,
-        iters,
-        plan,
-        |p| eprintln!("{}", views::series_progress(p)),
-    )?;
-    for jump in &series.flagged {
-        eprintln!("flagged {} (left out of the windowed fit)", jump.reason());
-    }
-    if let Some(line) = views::launch_probe_line(&series) {
-        eprintln!("{line}");
-    }
-    eprintln!("{}", series.check_state().describe());
-    if let Some(note) = series.thin_intervals() {
-        eprintln!("{note}");
-    }
-    write_and_say(&series.stem(output_dir), formats, &series)
-}
-
-/// What the fit windows and the calibrated variant need from the device's calibration (the
-/// explicit file, or the device's file under `dir`); `None` where there is none.
-fn device_facts(
-    explicit: Option<&std::path::Path>,
-    dir: &std::path::Path,
-    device: &harness::backend::DeviceInfo,
-) -> Result<Option<harness::fit::window::DeviceFacts>> {
-    calibration_path(explicit, dir, device)
-        .map(|path| {
-            let calibration = Calibration::load(&path)?;
-            if calibration.device.name != device.name || calibration.device.backend != device.backend
-            {
-                eprintln!(
-                    "note: the calibration is of {} ({}), the run is on {} ({}): its launch cost, memory levels and n are that device's",
-                    calibration.device.name, calibration.device.backend, device.name, device.backend
-                );
-            }
-            Ok(harness::calibration::model_parameters::window_facts(
-                &calibration,
-            ))
-        })
-        .transpose()
-}
-
 /// Fail at once when files cannot be written into `dir`, rather than after the
 /// measurements (a missing folder is created for the check and removed again).
 pub(crate) fn check_output_dir(dir: &std::path::Path) -> Result<()> {
     harness::export::check_writable(dir)
         .with_context(|| format!("cannot write into {}", dir.display()))
-}
-
-/// Sizes from the command line: integers or 2^k, or `auto`: five sizes at 4–8× below
-/// `target` from the device's calibration (`facts`, asked for only then), with the notes on
-/// standard error.
-fn small_sizes(
-    spec: &[String],
-    workload: &dyn harness::workloads::Workload,
-    target: Option<usize>,
-    facts: impl FnOnce() -> Result<harness::fit::window::DeviceFacts>,
-) -> Result<Vec<usize>> {
-    if spec != ["auto"] {
-        return spec
-            .iter()
-            .map(|s| maxplus::parse_size(s).map_err(anyhow::Error::msg))
-            .collect();
-    }
-    let Some(target) = target else {
-        bail!("`auto` sizes need the size to predict: give --target N");
-    };
-    let (sizes, notes) = auto_small_sizes(workload, &facts()?, target, 5)?;
-    eprintln!("sizes from the calibration: {sizes:?}");
-    for note in notes {
-        eprintln!("note: {note}");
-    }
-    Ok(sizes)
 }
 
 /// Write a result in its formats (JSON and CSV always) and say which files.
@@ -1081,211 +675,5 @@ pub(crate) fn write_and_say(
     let written = write_results(stem, &all, result)?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     eprintln!("wrote {}", names.join(", "));
-    Ok(())
-}
-
-/// `harness export-extrap`.
-fn export_extrap(path: &std::path::Path, output: Option<&std::path::Path>) -> Result<()> {
-    // A validation holds the series its fits used; a series file is one.
-    let series = match Series::load(path) {
-        Ok(series) => series,
-        Err(series_error) => match Validation::load(path) {
-            Ok(v) => v.series,
-            Err(_) => return Err(series_error.into()),
-        },
-    };
-    let text = Format::Extrap
-        .exporter()
-        .serialize(&series)
-        .with_context(|| format!("{} cannot be exported", path.display()))?;
-    match output {
-        Some(out) => {
-            write_atomically(out, text.as_bytes())
-                .with_context(|| format!("cannot write {}", out.display()))?;
-            eprintln!("wrote {}", out.display());
-        }
-        None => print!("{text}"),
-    }
-    Ok(())
-}
-
-fn predict_command(
-    path: &std::path::Path,
-    target: f64,
-    calibration: Option<PathBuf>,
-    quantity: harness::experiments::predict::Quantity,
-    json: bool,
-) -> Result<()> {
-    let series = Series::load(path)?;
-    let calibration = calibration.map(|c| Calibration::load(&c)).transpose()?;
-    if let Some(c) = &calibration {
-        // Its launch cost, levels and n are another device's: say so, as validate-maxplus does.
-        if c.device.name != series.device.name || c.device.backend != series.device.backend {
-            eprintln!(
-                "note: the calibration is of {} ({}), the series was measured on {} ({}): its launch cost, memory levels and n are that device's",
-                c.device.name, c.device.backend, series.device.name, series.device.backend
-            );
-        }
-    }
-    let prediction = predict(&series, target, calibration.as_ref(), quantity)?;
-    if !json {
-        println!(
-            "predicting the {} of {} at N = {target}",
-            match quantity {
-                harness::experiments::predict::Quantity::Total => "total (every phase)",
-                harness::experiments::predict::Quantity::Kernels =>
-                    "kernels (the kernel phases, without transfers)",
-            },
-            series.workload
-        );
-    }
-    let Some(windowed) = prediction.windowed else {
-        if json {
-            println!("{}", serde_json::to_string_pretty(&prediction.paper)?);
-        } else {
-            print!("{}", views::forecast_table(&prediction.paper));
-        }
-        return Ok(());
-    };
-    if json {
-        let out = serde_json::json!({
-            "paper": prediction.paper,
-            "windowed": windowed.forecast,
-            "window": windowed.window,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
-    }
-    println!("paper variant (every size):");
-    print!("{}", views::forecast_table(&prediction.paper));
-    match &windowed.forecast {
-        Some(w) => {
-            println!(
-                "\nwindowed variant (sizes {:?}):",
-                windowed.window.choice.accepted
-            );
-            print!("{}", views::forecast_table(w));
-        }
-        None => println!("\nwindowed variant: none"),
-    }
-    print!("{}", views::window_report(&windowed.window));
-    Ok(())
-}
-
-fn validate_command(
-    name: &str,
-    small: &[String],
-    large: &[usize],
-    runs: &SeriesOptions,
-    calibration: Option<PathBuf>,
-    plot_dir: &std::path::Path,
-) -> Result<()> {
-    let (layout, output_dir) = (runs.layout, &runs.output_dir);
-    let plan = runs.plan()?;
-    let workload = runs.workload(name)?;
-    let iters = runs.iterations(workload.as_ref());
-    check_output_dir(output_dir)?;
-    check_output_dir(plot_dir)?;
-    let list = discover();
-    let index = pick_device(&list, runs.device.clone())?;
-    let device = list.devices[index].as_ref();
-    let layout_name = has_layouts(name).then(|| layout.unwrap_or(Layout::Reordered).to_string());
-    let facts = device_facts(calibration.as_deref(), output_dir, device.info())?;
-    if facts.is_none() {
-        eprintln!(
-            "note: no calibration at {}: only the paper's variant runs (harness calibrate adds the windowed one)",
-            default_path(output_dir, device.info()).display()
-        );
-    }
-    let small = small_sizes(
-        small,
-        workload.as_ref(),
-        large.iter().copied().min(),
-        || {
-            match &facts {
-            Some(f) => Ok(f.clone()),
-            None => bail!("--small auto needs the device's calibration (run `harness calibrate` or give --calibration)"),
-        }
-        },
-    )?;
-    let v = validate(
-        workload.as_ref(),
-        layout_name,
-        device,
-        facts.as_ref(),
-        &small,
-        large,
-        iters,
-        plan,
-        |line| eprintln!("{line}"),
-    )?;
-    let stem = output_dir.join(v.file_stem());
-    // The small series too, so `predict` and `export-extrap` can take it on its own; all
-    // four files as one unit, the validation's JSON last.
-    let mut files = render_results(&with_suffix(&stem, "series"), &[Format::Csv], &v.series)?;
-    files.extend(render_results(&stem, &[Format::Csv], &v)?);
-    let written = write_rendered(&files)?;
-    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("wrote {}", names.join(", "));
-    // The figures before the table: a reader that closes standard output early (`| head`)
-    // ends the process at the print, and must not cost the figures.
-    validation_figures(&v, plot_dir, &stem)?;
-    print!("{}", views::validation_table(&v));
-    println!("{}", v.series.check_state().describe());
-    Ok(())
-}
-
-/// The fit and Fig. 1 figures of one validation, named after its result file.
-fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::Path) -> Result<()> {
-    use harness::plot::fractal_figures::polynomial_vs_fractal_plot;
-    use harness::plot::{render, Drawing};
-    use harness::report::figures::validation_fit;
-    let base = stem
-        .file_name()
-        .map_or("validate".into(), |n| n.to_string_lossy().into_owned());
-    let target = v.large.iter().map(|l| l.size).max().unwrap_or(1) as f64;
-    // Both figures drawn first, then their six files written as one unit: an interruption
-    // leaves the old pair or the new one, never a new fit beside an old polynomial figure.
-    let fit_stem = dir.join(format!("{base}.fit"));
-    let poly_stem = dir.join(format!("{base}.polynomial"));
-    let fit = render(&Drawing::Plot(validation_fit(v)?), &fit_stem)?;
-    let poly = render(
-        &Drawing::Plot(polynomial_vs_fractal_plot(&v.series, None, target)?),
-        &poly_stem,
-    )?;
-    let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
-    for (r, stem) in [(&fit, &fit_stem), (&poly, &poly_stem)] {
-        files.push((with_suffix(stem, "svg"), r.svg.as_bytes()));
-        files.push((with_suffix(stem, "png"), &r.png));
-        files.push((with_suffix(stem, "csv"), r.csv.as_bytes()));
-    }
-    let unit: Vec<(&std::path::Path, &[u8])> =
-        files.iter().map(|(p, b)| (p.as_path(), *b)).collect();
-    harness::export::write_together(&unit)?;
-    for (p, _) in &files {
-        eprintln!("wrote {}", p.display());
-    }
-    Ok(())
-}
-
-/// `harness plot-validations`.
-fn plot_validations(files: &[PathBuf], dir: &std::path::Path, name: &str) -> Result<()> {
-    use harness::plot::fractal_figures::{error_bars_figure, parity_figure};
-    let validations = files
-        .iter()
-        .map(|f| Validation::load(f))
-        .collect::<Result<Vec<_>, _>>()?;
-    for (v, file) in validations.iter().zip(files) {
-        validation_figures(v, dir, &file.with_extension(""))?;
-    }
-    let mut written = parity_figure(&validations, dir, &format!("{name}.parity"))?;
-    written.extend(error_bars_figure(
-        &validations,
-        dir,
-        &format!("{name}.errors"),
-    )?);
-    for p in written {
-        eprintln!("wrote {}", p.display());
-    }
     Ok(())
 }

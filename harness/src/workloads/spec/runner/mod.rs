@@ -2,6 +2,13 @@
 //! in parallel) and uploaded, the steps of each iteration walked (host loops over sequences
 //! of launches, nested), and the check: a formula, or a reference run compared with a
 //! tolerance.
+//!
+//! This file holds the run itself; `launch` holds a launch's shape and arguments, `check`
+//! the check of the result, `bytes` the conversion of values to and from a buffer's bytes.
+
+mod bytes;
+mod check;
+mod launch;
 
 use std::borrow::Cow;
 
@@ -9,12 +16,14 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use super::format::{ArgSpec, CheckSpec, Element, Expected, Init, LaunchSpec, SpecWorkload, Step};
-use crate::backend::{discover, select, Arg, BackendKind, Buffer, Device, Launch, ProgramSource};
-use crate::workloads::session::{compare, Session};
+use super::format::{ArgSpec, CheckSpec, Expected, Init, LaunchSpec, SpecWorkload, Step};
+use crate::backend::{BackendKind, Buffer, Device, ProgramSource};
+use crate::workloads::session::Session;
 use crate::workloads::{
     check_fits, finish, Access, RunResult, Verification, Workload, WorkloadError,
 };
+use bytes::{put, to_bytes};
+use launch::{launch_once, shape};
 
 /// Most launches one iteration may make: the bound on a spec's work.
 pub const MAX_LOOP_LAUNCHES: f64 = 1e7;
@@ -441,315 +450,6 @@ impl SpecWorkload {
             ),
         )
     }
-
-    fn download_values(
-        &self,
-        run: &mut Executed<'_>,
-        index: usize,
-    ) -> Result<Vec<f64>, WorkloadError> {
-        let element = self.buffers[index].element;
-        let mut bytes = vec![0u8; run.lengths[index] * element.bytes()];
-        let t = run
-            .session
-            .device
-            .download(&run.buffers[index], &mut bytes)?;
-        run.session.phases.add("download", t);
-        Ok(from_bytes(element, &bytes))
-    }
-
-    fn check_result(
-        &self,
-        check: &CheckSpec,
-        run: &mut Executed<'_>,
-        size: usize,
-        iterations: usize,
-    ) -> Result<Verification, WorkloadError> {
-        let got = self.download_values(run, check.buffer)?;
-        let mut described = "the spec's formula".to_string();
-        let want: Vec<f64> = match &check.expected {
-            Expected::Formula(f) => {
-                let initial: Vec<&[f64]> = run.initial.iter().map(Vec::as_slice).collect();
-                let slot = self.slots.element;
-                let vars = &run.vars;
-                (0..got.len())
-                    .into_par_iter()
-                    .map_init(
-                        || vars.clone(),
-                        |vars, i| {
-                            vars[slot] = i as f64;
-                            f.eval(vars, &initial)
-                        },
-                    )
-                    .collect::<Result<Vec<f64>, String>>()
-                    .map_err(|m| invalid(self, format!("check: {m}")))?
-            }
-            Expected::Reference { spec, device } => {
-                let (values, against) = self.reference_values(
-                    spec.as_deref(),
-                    device.as_ref(),
-                    run,
-                    check,
-                    size,
-                    iterations,
-                )?;
-                described = against;
-                values
-            }
-        };
-        // Compare in the buffer's own precision.
-        let verification = match self.buffers[check.buffer].element {
-            Element::F64 => compare(&got, &want, check.tolerance),
-            _ => {
-                let narrow = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
-                compare(&narrow(&got), &narrow(&want), check.tolerance)
-            }
-        };
-        Ok(Verification {
-            against: Some(described),
-            ..verification
-        })
-    }
-
-    /// The reference run's values of the checked buffer: `spec` (this one when `None`)
-    /// run on `device` (the measured one when `None`) with the same size, parameters and
-    /// iterations.
-    fn reference_values(
-        &self,
-        spec: Option<&SpecWorkload>,
-        device: Option<&crate::backend::DeviceSelector>,
-        run: &Executed<'_>,
-        check: &CheckSpec,
-        size: usize,
-        iterations: usize,
-    ) -> Result<(Vec<f64>, String), WorkloadError> {
-        let measured = run.session.device;
-        let list;
-        let reference_device: &dyn Device = match device {
-            None => measured,
-            Some(selector) => {
-                list = discover();
-                let index = select(&list, selector)
-                    .map_err(|e| invalid(self, format!("check: the reference device: {e}")))?;
-                list.devices[index].as_ref()
-            }
-        };
-        if spec.is_none()
-            && reference_device.info().name == measured.info().name
-            && reference_device.info().backend == measured.info().backend
-        {
-            return Err(invalid(
-                self,
-                format!(
-                    "check: the reference device is the measured device ({}): the run would be compared with itself; name another device in check.device",
-                    measured.info().name
-                ),
-            ));
-        }
-        let named = self.parameter_values(size)?;
-        let reference = match spec {
-            None => self.clone(),
-            Some(other) => {
-                let mut other = other.clone();
-                for (name, value) in &named {
-                    if let Ok(slot) = other.params.override_slot(name) {
-                        other.overrides.push((slot, *value));
-                    }
-                }
-                other
-            }
-        };
-        let keep = vec![false; reference.buffers.len()];
-        let mut done = reference
-            .execute(reference_device, size, iterations, &keep)
-            .map_err(|e| invalid(self, format!("check: the reference run: {e}")))?;
-        let name = &self.buffers[check.buffer].name;
-        let index = reference
-            .buffers
-            .iter()
-            .position(|b| &b.name == name)
-            .ok_or_else(|| invalid(self, format!("check: the reference has no buffer {name}")))?;
-        if done.lengths[index] != run.lengths[check.buffer] {
-            return Err(invalid(
-                self,
-                format!(
-                    "check: the reference's buffer {name} has {} elements, this run's {}",
-                    done.lengths[index], run.lengths[check.buffer]
-                ),
-            ));
-        }
-        let what = match spec {
-            None => "this spec".to_string(),
-            Some(other) => other
-                .path
-                .file_name()
-                .map_or_else(|| other.name.clone(), |f| f.to_string_lossy().into_owned()),
-        };
-        let against = format!("{what} on {}", reference_device.info().name);
-        Ok((reference.download_values(&mut done, index)?, against))
-    }
-}
-
-/// Write `v` as one `element` into `cell` (its width), native byte order.
-fn put(element: Element, v: f64, cell: &mut [u8]) {
-    match element {
-        Element::F32 => cell.copy_from_slice(&(v as f32).to_ne_bytes()),
-        Element::F64 => cell.copy_from_slice(&v.to_ne_bytes()),
-        Element::U32 => cell.copy_from_slice(&(v as u32).to_ne_bytes()),
-        Element::I32 => cell.copy_from_slice(&(v as i32).to_ne_bytes()),
-    }
-}
-
-fn to_bytes(element: Element, values: &[f64]) -> Vec<u8> {
-    let width = element.bytes();
-    let mut out = vec![0u8; values.len() * width];
-    out.par_chunks_mut(width * 4096)
-        .zip(values.par_chunks(4096))
-        .for_each(|(bytes, values)| {
-            for (b, &v) in bytes.chunks_exact_mut(width).zip(values) {
-                put(element, v, b);
-            }
-        });
-    out
-}
-
-fn from_bytes(element: Element, bytes: &[u8]) -> Vec<f64> {
-    bytes
-        .chunks_exact(element.bytes())
-        .map(|c| match element {
-            Element::F64 => f64::from_ne_bytes(c.try_into().unwrap_or([0; 8])),
-            _ => {
-                let w = [c[0], c[1], c[2], c[3]];
-                match element {
-                    Element::F32 => f64::from(f32::from_ne_bytes(w)),
-                    Element::U32 => f64::from(u32::from_ne_bytes(w)),
-                    _ => f64::from(i32::from_ne_bytes(w)),
-                }
-            }
-        })
-        .collect()
-}
-
-/// The largest power of two ≤ `preferred` that divides `global`, so no executor is padded.
-fn dividing_group(global: usize, preferred: usize) -> usize {
-    let mut l = preferred.max(1).next_power_of_two();
-    while l > 1 && (l > preferred || !global.is_multiple_of(l)) {
-        l /= 2;
-    }
-    l
-}
-
-/// The launch's shape, or `None` when a global size is 0 (the launch is skipped: nothing
-/// to do, and nothing counted).
-fn shape(
-    spec: &SpecWorkload,
-    l: &LaunchSpec,
-    vars: &[f64],
-    preferred: usize,
-) -> Result<Option<Launch>, WorkloadError> {
-    let eval = |e: &super::compiled::Code, what: &str| {
-        e.eval_count(vars)
-            .map(|v| v as usize)
-            .map_err(|m| invalid(spec, format!("kernel {} {what}: {m}", l.kernel)))
-    };
-    let mut launch = Launch {
-        dims: l.global.len(),
-        global: [1; 3],
-        local: [1; 3],
-    };
-    for (d, g) in l.global.iter().enumerate() {
-        launch.global[d] = eval(g, "global size")?;
-        if launch.global[d] == 0 {
-            return Ok(None);
-        }
-    }
-    match &l.local {
-        Some(local) => {
-            for (d, v) in local.iter().enumerate() {
-                let n = eval(v, "local size")?;
-                if n == 0 {
-                    return Err(invalid(
-                        spec,
-                        format!("kernel {}: a local size of 0", l.kernel),
-                    ));
-                }
-                launch.local[d] = n;
-            }
-        }
-        None => {
-            let per_dim = match launch.dims {
-                1 => preferred,
-                2 => (preferred as f64).sqrt() as usize,
-                _ => (preferred as f64).cbrt() as usize,
-            };
-            for d in 0..launch.dims {
-                launch.local[d] = dividing_group(launch.global[d], per_dim);
-            }
-        }
-    }
-    Ok(Some(launch))
-}
-
-fn scalar(
-    spec: &SpecWorkload,
-    element: Element,
-    value: f64,
-    kernel: &str,
-) -> Result<Arg<'static>, WorkloadError> {
-    Ok(match element {
-        Element::F32 => Arg::F32(value as f32),
-        Element::F64 => Arg::F64(value),
-        Element::I32
-            if value.fract() == 0.0
-                && value >= f64::from(i32::MIN)
-                && value <= f64::from(i32::MAX) =>
-        {
-            Arg::U32((value as i32) as u32)
-        }
-        Element::U32 if value.fract() == 0.0 && value >= 0.0 && value <= f64::from(u32::MAX) => {
-            Arg::U32(value as u32)
-        }
-        _ => {
-            return Err(invalid(
-                spec,
-                format!("kernel {kernel}: argument {value} does not fit its integer type"),
-            ))
-        }
-    })
-}
-
-fn launch_once(
-    s: &mut Session<'_>,
-    spec: &SpecWorkload,
-    l: &LaunchSpec,
-    buffers: &[Buffer],
-    vars: &[f64],
-) -> Result<(), WorkloadError> {
-    let Some(launch) = shape(spec, l, vars, s.device.preferred_group_size())? else {
-        return Ok(());
-    };
-    let mut args = Vec::with_capacity(l.args.len());
-    for a in &l.args {
-        args.push(match a {
-            ArgSpec::Buffer(i) => Arg::Buf(&buffers[*i]),
-            ArgSpec::Scalar(element, e) => {
-                let v = e
-                    .eval(vars, &[])
-                    .map_err(|m| invalid(spec, format!("kernel {}: {m}", l.kernel)))?;
-                scalar(spec, *element, v, &l.kernel)?
-            }
-        });
-    }
-    let count = |code: &Option<super::compiled::Code>, what: &str| {
-        code.as_ref()
-            .map(|c| {
-                c.eval_count(vars)
-                    .map_err(|m| invalid(spec, format!("kernel {} {what}: {m}", l.kernel)))
-            })
-            .transpose()
-    };
-    let bytes = count(&l.bytes, "bytes")?;
-    let flops = count(&l.flops, "flops")?;
-    s.launch_declared(&l.kernel, &l.kernel, &launch, &args, bytes, flops)
 }
 
 impl Workload for SpecWorkload {
@@ -824,33 +524,5 @@ impl Workload for SpecWorkload {
     ) -> Result<RunResult, WorkloadError> {
         self.run_inner(device, size, iterations, verify, false)
             .map(|(r, _)| r)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_round_trip_every_element_type() {
-        let values = [0.0f64, 1.0, 2.5, 7.0];
-        for e in [Element::F32, Element::F64, Element::U32, Element::I32] {
-            let want: Vec<f64> = values
-                .iter()
-                .map(|&v| {
-                    if e == Element::U32 || e == Element::I32 {
-                        v.floor()
-                    } else {
-                        v
-                    }
-                })
-                .collect();
-            assert_eq!(from_bytes(e, &to_bytes(e, &values)), want, "{e:?}");
-        }
-        assert_eq!(to_bytes(Element::F64, &[1.0]).len(), 8);
-        assert_eq!(
-            from_bytes(Element::I32, &to_bytes(Element::I32, &[-3.0])),
-            [-3.0]
-        );
     }
 }

@@ -1,0 +1,359 @@
+//! A calibration's tables: its parameters, its bandwidth per level and the sweeps beside,
+//! BabelStream's kernels, and the comparison of two calibrations.
+
+use super::opt;
+use crate::bench::transpose::TransposeSweep;
+use crate::calibration::compare::ParameterComparison;
+use crate::calibration::Calibration;
+use crate::export::{sig, Table};
+
+/// The parameter table printed after a calibration.
+pub fn calibration_summary(c: &Calibration) -> String {
+    let mut t = Table::new(["parameter", "value", "unit", "95% CI", "method"]);
+    for (parameter, p) in c.parameters.iter() {
+        t.row([
+            parameter.symbol().to_string(),
+            sig(p.value, 4),
+            p.unit.clone(),
+            format!("[{}, {}]", sig(p.ci95[0], 4), sig(p.ci95[1], 4)),
+            p.method.chars().take(60).collect::<String>()
+                + if p.method.len() > 60 { "…" } else { "" },
+        ]);
+    }
+    let mut out = format!(
+        "{} ({}), harness {} {}, {}{}\n\n",
+        c.device.name,
+        c.device.backend,
+        c.provenance.harness_version,
+        c.provenance.git_commit,
+        c.provenance.date,
+        if c.provenance.quick { ", quick" } else { "" }
+    );
+    out.push_str(&t.render());
+    out.push_str("\nread latency levels\n");
+    let mut lv = Table::new(["level", "working set", "latency ns", "95% CI", "cycles"]);
+    for l in &c.read_latency.levels {
+        lv.row([
+            l.level.clone(),
+            format!(
+                "{}..{} KiB",
+                l.working_set_bytes[0] >> 10,
+                l.working_set_bytes[1] >> 10
+            ),
+            sig(l.latency_ns, 4),
+            format!("[{}, {}]", sig(l.ci95_ns[0], 4), sig(l.ci95_ns[1], 4)),
+            opt(l.cycles.map(|c| sig(c, 4))),
+        ]);
+    }
+    out.push_str(&lv.render());
+    out.push_str("\nserialization intervals (Δt read, ΔT write)\n");
+    let mut g = Table::new([
+        "pattern",
+        "access",
+        "gap ns",
+        "95% CI",
+        "GB/s",
+        "R²",
+        "fit range n",
+    ]);
+    for f in &c.gaps {
+        g.row([
+            format!("{:?}", f.pattern).to_lowercase(),
+            format!("{:?}", f.direction).to_lowercase(),
+            sig(f.gap_ns, 4),
+            format!("[{}, {}]", sig(f.ci95_ns[0], 4), sig(f.ci95_ns[1], 4)),
+            opt(f.bandwidth_gbps.map(|b| sig(b, 4))),
+            format!("{:.4}", f.r_squared),
+            format!("{}..{}", f.fit_range[0], f.fit_range[1]),
+        ]);
+    }
+    out.push_str(&g.render());
+    out.push_str(&format!(
+        "\nexecutors: attributes {}, knee {}\nops: add {} ns, FMA {} ns, FMA throughput {} Gop/s\n\
+         launch overhead: {} ns device (one work item), {} ns wall; back to back: {} ns per \
+         launch (what predictions use) + {} ns per work item\n",
+        opt(c.executors.from_attributes),
+        opt(c.executors.from_knee.map(|k| sig(k, 4))),
+        sig(c.ops.add_latency_ns, 4),
+        sig(c.ops.fma_latency_ns, 4),
+        sig(c.ops.fma_ops_per_second * 1e-9, 4),
+        sig(c.launch_overhead.device_ns, 4),
+        sig(c.launch_overhead.wall_ns, 4),
+        opt(c
+            .launch_overhead
+            .sequence
+            .as_ref()
+            .map(|s| sig(s.fixed_ns, 4))),
+        opt(c
+            .launch_overhead
+            .sequence
+            .as_ref()
+            .map(|s| sig(s.per_item_ns, 3))),
+    ));
+    for tr in &c.transfers {
+        out.push_str(&format!(
+            "{}: start {} ns + {} ns/byte ({} GB/s, R² {:.4})\n",
+            tr.direction,
+            sig(tr.start_ns, 4),
+            sig(tr.ns_per_byte, 4),
+            opt(tr.bandwidth_gbps.map(|b| sig(b, 4))),
+            tr.r_squared
+        ));
+    }
+    out.push_str(&bandwidth_tables(c));
+    out
+}
+
+/// The streaming bandwidth per level, BabelStream's kernels and the caches the device and
+/// OS report (empty for calibrations made before they were measured).
+fn bandwidth_tables(c: &Calibration) -> String {
+    let mut out = String::new();
+    let gbps = |v: Option<f64>| opt(v.map(|g| sig(g, 3)));
+    if let Some(b) = &c.bandwidth {
+        out.push_str(
+            "\nstreaming bandwidth per level, GB/s (median over the sweep's working sets)\n",
+        );
+        let mut t = Table::new(["level", "working sets", "read", "write", "copy", "triad"]);
+        for l in &b.levels {
+            let high = if l.working_set_bytes[1] == usize::MAX {
+                "…".to_string()
+            } else {
+                format!("{} KiB", l.working_set_bytes[1] >> 10)
+            };
+            t.row([
+                l.level.clone(),
+                format!("{}..{high}", l.working_set_bytes[0] >> 10),
+                gbps(l.read_gbps),
+                gbps(l.write_gbps),
+                gbps(l.copy_gbps),
+                gbps(l.triad_gbps),
+            ]);
+        }
+        out.push_str(&t.render());
+    }
+    for sweep in c.transposes.iter().chain(&c.gathers) {
+        if let Some(line) = transposes_line(c, sweep) {
+            out.push_str(&line);
+        }
+    }
+    if let Some((t, strided)) = one_thread_table(c) {
+        out.push_str(
+            "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
+        );
+        out.push_str(&t.render());
+        out.push_str(&format!("{strided}\n"));
+    }
+    if let Some(line) = c.one_thread.as_ref().and_then(stencil_line) {
+        out.push_str(&line);
+    }
+    let one_thread_planes = c.one_thread.as_ref().and_then(|o| o.hyperplanes.as_ref());
+    for (sweep, on) in [
+        (one_thread_planes, " on one thread"),
+        (c.hyperplanes.as_ref(), ""),
+    ] {
+        if let Some(line) = sweep.and_then(|s| hyperplane_line(s, on)) {
+            out.push_str(&line);
+        }
+    }
+    if let Some(bs) = &c.babelstream {
+        out.push('\n');
+        out.push_str(&babelstream_table(bs));
+    }
+    if !c.reported_caches.is_empty() {
+        let caches: Vec<String> = c
+            .reported_caches
+            .iter()
+            .map(|r| format!("{} {} {} KiB", r.level, r.kind, r.bytes >> 10))
+            .collect();
+        out.push_str(&format!(
+            "\nreported caches ({}): {}\n",
+            c.reported_caches[0].source,
+            caches.join(", ")
+        ));
+    }
+    let stages = &c.provenance.stage_seconds;
+    if !stages.is_empty() {
+        let laps: Vec<String> = stages
+            .iter()
+            .map(|s| format!("{} {:.1} s", s.stage, s.seconds))
+            .collect();
+        let total: f64 = stages.iter().map(|s| s.seconds).sum();
+        out.push_str(&format!("wall time {total:.1} s: {}\n", laps.join(", ")));
+    }
+    out
+}
+
+/// A transposing sweep's median rate within each level of the streaming table, one line;
+/// `None` where the calibration has no streaming table.
+fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
+    let levels = &c.bandwidth.as_ref()?.levels;
+    let per_level: Vec<String> = levels
+        .iter()
+        .filter_map(|l| {
+            let range = l.working_set_bytes[0]..=l.working_set_bytes[1];
+            let mut v: Vec<f64> = sweep
+                .points
+                .iter()
+                .filter(|p| range.contains(&p.working_set_bytes) && p.gbps.is_finite())
+                .map(|p| p.gbps)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            (!v.is_empty()).then(|| {
+                format!(
+                    "{} {}",
+                    l.level,
+                    sig(crate::fit::stats::median_of_sorted(&v), 3)
+                )
+            })
+        })
+        .collect();
+    Some(format!(
+        "{}, 8 bytes per element{}, GB/s: {}\n",
+        sweep.shape.describe(),
+        if sweep.one_thread {
+            ", on one thread"
+        } else {
+            ""
+        },
+        per_level.join(", ")
+    ))
+}
+
+/// One thread's copy and triad per level beside the device's, and a line on one thread's
+/// strided read sweep, where the calibration measured them (the host).
+pub fn one_thread_table(c: &Calibration) -> Option<(Table, String)> {
+    let one = c.one_thread.as_ref()?;
+    let gbps = |v: Option<f64>| opt(v.map(|g| sig(g, 3)));
+    let all = |level: &str| {
+        c.bandwidth
+            .iter()
+            .flat_map(|b| &b.levels)
+            .find(|l| l.level == level)
+    };
+    let mut t = Table::new([
+        "level",
+        "copy",
+        "triad",
+        "copy, all threads",
+        "triad, all threads",
+    ]);
+    for l in &one.bandwidth.levels {
+        t.row([
+            l.level.clone(),
+            gbps(l.copy_gbps),
+            gbps(l.triad_gbps),
+            gbps(all(&l.level).and_then(|a| a.copy_gbps)),
+            gbps(all(&l.level).and_then(|a| a.triad_gbps)),
+        ]);
+    }
+    let s = &one.strided_read;
+    let strided = format!(
+        "strided read on one thread: Δt {} ns, 95 % CI [{}, {}] ns, R² {:.4}",
+        sig(s.gap_ns, 4),
+        sig(s.ci95_ns[0], 4),
+        sig(s.ci95_ns[1], 4),
+        s.r_squared
+    );
+    Some((t, strided))
+}
+
+/// The stencil sweep's rate at every grid it measured, one line; `None` without the sweep
+/// (calibrations before 2026-11-28). Every point, not a median per level: the sweep is there
+/// for a band of working sets that the levels do not mark.
+fn stencil_line(one: &crate::calibration::OneThread) -> Option<String> {
+    let points = &one.stencil.as_ref()?.points;
+    if points.is_empty() {
+        return None;
+    }
+    let rates: Vec<String> = points
+        .iter()
+        .map(|p| format!("{} {}", binary_size(p.working_set_bytes), sig(p.gbps, 3)))
+        .collect();
+    Some(format!(
+        "row stencil on one thread (one colour of red-black SOR in place, 8 bytes per cell; the median of three grids' sides), GB/s by grid: {}\n",
+        rates.join(", ")
+    ))
+}
+
+/// `16.5 KiB`, `1.00 GiB`: a working set in binary units, three significant digits.
+fn binary_size(b: usize) -> String {
+    if b >= 1 << 30 {
+        format!("{} GiB", sig(b as f64 / f64::from(1u32 << 30), 3))
+    } else if b >= 1 << 20 {
+        format!("{} MiB", sig(b as f64 / f64::from(1u32 << 20), 3))
+    } else {
+        format!("{} KiB", sig(b as f64 / 1024.0, 3))
+    }
+}
+
+/// The hyperplane sweep's rates at every cube it measured, upwards/downwards, one line;
+/// `on` says where it ran (" on one thread", or "" for the device's own launches); `None`
+/// for a sweep with no point.
+fn hyperplane_line(sweep: &crate::bench::hyperplane::HyperplaneSweep, on: &str) -> Option<String> {
+    let points = &sweep.points;
+    if points.is_empty() {
+        return None;
+    }
+    let rates: Vec<String> = points
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {}/{}",
+                binary_size(p.working_set_bytes),
+                sig(p.ascending_gbps, 3),
+                sig(p.descending_gbps, 3)
+            )
+        })
+        .collect();
+    Some(format!(
+        "hyperplane sweep{on} (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; the median of three cubes' sides), GB/s by cube: {}\n",
+        rates.join(", ")
+    ))
+}
+
+/// BabelStream's five kernels, as BabelStream prints them, the device-timed rate beside.
+pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String {
+    let mut out = format!(
+        "BabelStream's kernels: {} {} per array, {} iterations, verified (max rel. error {:.1e}); host wall time per launch, as BabelStream times\n",
+        bs.elements,
+        bs.precision.plural(),
+        bs.iterations,
+        bs.max_rel_error
+    );
+    let mut t = Table::new([
+        "Function",
+        "MBytes/sec",
+        "Min (sec)",
+        "Max",
+        "Average",
+        "device-timed MBytes/sec",
+    ]);
+    for k in &bs.kernels {
+        t.row([
+            k.name.clone(),
+            format!("{:.3}", k.mbytes_per_sec),
+            format!("{:.5}", k.min_seconds),
+            format!("{:.5}", k.max_seconds),
+            format!("{:.5}", k.average_seconds),
+            format!("{:.3}", k.device_mbytes_per_sec),
+        ]);
+    }
+    out.push_str(&t.render());
+    out
+}
+
+/// The `--compare` table.
+pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str) -> String {
+    let mut t = Table::new(["parameter", before, after, "unit", "ratio", "CIs overlap"]);
+    for r in rows {
+        t.row([
+            r.symbol.to_string(),
+            sig(r.before, 4),
+            sig(r.after, 4),
+            r.unit.clone(),
+            sig(r.ratio, 3),
+            if r.cis_overlap { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    t.render()
+}

@@ -1,0 +1,366 @@
+//! Tables for the commands: device lists, calibration summaries and comparisons.
+//!
+//! This file holds the device list and what the tables share; `calibration` holds a
+//! calibration's tables and the comparison of two, `runs` a workload run's and a series',
+//! `prediction` the fractal prediction's and validation's, `balance` Stepanenko's balance.
+
+mod balance;
+mod calibration;
+mod prediction;
+mod runs;
+
+pub use balance::{decomposition_table, fragments_table, split_runs_table};
+pub use calibration::{babelstream_table, calibration_summary, comparison_table, one_thread_table};
+pub use prediction::{forecast_table, validation_table, window_report};
+pub use runs::{launch_probe_line, run_table, series_progress};
+
+use crate::backend::DeviceInfo;
+use crate::export::Table;
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{}", bytes >> 20)
+}
+
+/// The `harness devices` table.
+pub fn devices_table(devices: &[&DeviceInfo]) -> String {
+    let mut t = Table::new([
+        "#",
+        "backend",
+        "name",
+        "vendor",
+        "driver",
+        "CC",
+        "units",
+        "threads/unit",
+        "clock MHz",
+        "memory MiB",
+        "L2 KiB",
+    ]);
+    for (i, d) in devices.iter().enumerate() {
+        t.row([
+            i.to_string(),
+            d.backend.to_string(),
+            d.name.clone(),
+            d.vendor.clone(),
+            d.driver.clone(),
+            opt(d.compute_capability.clone()),
+            d.compute_units.to_string(),
+            opt(d.resident_threads_per_unit),
+            opt(d.clock_mhz),
+            mib(d.memory_bytes),
+            opt(d.l2_bytes.map(|b| b >> 10)),
+        ]);
+    }
+    t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::transpose::TransposeSweep;
+    use crate::calibration::compare::compare;
+    use crate::calibration::test_fixture;
+    use crate::workloads::{PhaseTiming, RunResult};
+
+    #[test]
+    fn a_window_without_three_sizes_says_no_fit_and_never_fitted_on() {
+        use crate::experiments::validate::LargeWindow;
+        use crate::fit::window::{Rejection, WindowChoice};
+        let window = |accepted: Vec<usize>| LargeWindow {
+            size: 2900,
+            choice: WindowChoice {
+                accepted,
+                rejected: vec![Rejection {
+                    size: 362,
+                    reasons: vec!["its working set lives in L2".into()],
+                }],
+                target_level: "memory".into(),
+                unchecked: Vec::new(),
+            },
+            note: None,
+            level_moves: Vec::new(),
+        };
+        for accepted in [vec![], vec![768, 1024]] {
+            let text = window_report(&window(accepted.clone()));
+            assert!(!text.contains("fitted on"), "{text}");
+            assert!(
+                text.contains(&format!("{} size(s) pass the rules", accepted.len()))
+                    && text.contains("no windowed fit"),
+                "{text}"
+            );
+            assert!(!text.contains("[]"), "{text}");
+            assert!(
+                text.contains("rejected 362: its working set lives in L2"),
+                "{text}"
+            );
+        }
+        let text = window_report(&window(vec![768, 1024, 1448]));
+        assert!(text.contains("fitted on [768, 1024, 1448]"), "{text}");
+    }
+
+    #[test]
+    fn the_calibration_summary_shows_one_threads_rates_where_measured() {
+        let mut c = test_fixture();
+        assert!(!calibration_summary(&c).contains("on one thread"));
+        let sweep = crate::bench::bandwidth::BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels: vec![crate::bench::bandwidth::LevelBandwidth {
+                level: "L2".into(),
+                working_set_bytes: [65536, 4 << 20],
+                read_gbps: None,
+                write_gbps: None,
+                copy_gbps: Some(72.3),
+                triad_gbps: Some(84.1),
+            }],
+        };
+        c.one_thread = Some(crate::calibration::OneThread {
+            bandwidth: sweep,
+            strided_read: c.gaps[0].clone(),
+            stencil: None,
+            hyperplanes: None,
+        });
+        let text = calibration_summary(&c);
+        assert!(text.contains("the same on one thread, GB/s"), "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("L2 ") && l.contains("72.3"))
+            .expect("one thread's L2 row");
+        assert!(row.contains("84.1"), "{row}");
+        assert!(text.contains("strided read on one thread: Δt"), "{text}");
+        assert!(!text.contains("row stencil"), "no sweep, no line: {text}");
+        let mut one = c.one_thread.clone().expect("one thread");
+        one.stencil = Some(crate::bench::stencil::StencilSweep {
+            points: [(65usize, 10.8), (16385, 7.07)]
+                .into_iter()
+                .map(|(n, gbps)| crate::bench::stencil::StencilPoint {
+                    side: n,
+                    sides: vec![n],
+                    working_set_bytes: 4 * n * n,
+                    gbps,
+                    ci95_gbps: [gbps, gbps],
+                    outliers: 0,
+                })
+                .collect(),
+        });
+        c.one_thread = Some(one);
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("GB/s by grid: 16.5 KiB 10.8, 1.00 GiB 7.07"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("hyperplane sweep"),
+            "no sweep, no line: {text}"
+        );
+        let mut one = c.one_thread.clone().expect("one thread");
+        one.hyperplanes = Some(crate::bench::hyperplane::HyperplaneSweep {
+            points: [(161usize, 2.31, 2.17), (647, 0.98, 0.66)]
+                .into_iter()
+                .map(|(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
+                    side: n,
+                    sides: vec![n],
+                    working_set_bytes: 4 * n * n * n,
+                    ascending_gbps: up,
+                    ascending_ci95_gbps: [up, up],
+                    descending_gbps: down,
+                    descending_ci95_gbps: [down, down],
+                    outliers: 0,
+                })
+                .collect(),
+        });
+        let planes = one.hyperplanes.clone();
+        c.one_thread = Some(one);
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains(
+                "hyperplane sweep on one thread (LU-SSOR's planes i + j + k = h relaxed in place"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("GB/s by cube: 15.9 MiB 2.31/2.17, 1.01 GiB 0.980/0.660"),
+            "{text}"
+        );
+        // The device's own sweep (every device but the host) has a line of its own.
+        c.one_thread = None;
+        c.hyperplanes = planes;
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("\nhyperplane sweep (LU-SSOR's planes")
+                && text.contains("GB/s by cube: 15.9 MiB 2.31/2.17"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_calibration_summary_gives_the_transposing_rate_per_level() {
+        use crate::bench::transpose::{TransposePoint, TransposeShape};
+        let mut c = test_fixture();
+        assert!(!calibration_summary(&c).contains("transposing copy"));
+        let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
+            level: name.into(),
+            working_set_bytes: range,
+            read_gbps: None,
+            write_gbps: None,
+            copy_gbps: Some(50.0),
+            triad_gbps: None,
+        };
+        c.bandwidth = Some(crate::bench::bandwidth::BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels: vec![
+                level("L3", [0, (64 << 20) - 1]),
+                level("memory", [64 << 20, usize::MAX]),
+            ],
+        });
+        let point = |side: usize, gbps: f64| TransposePoint {
+            side,
+            working_set_bytes: 8 * side * side * side,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            outliers: 0,
+        };
+        c.transposes = Some(TransposeSweep {
+            shape: TransposeShape::CubeJk,
+            one_thread: true,
+            // 8.7 MB and 17 MB in the L3, 540 MB in memory.
+            points: vec![point(103, 9.0), point(129, 8.0), point(407, 2.0)],
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains(
+                "transposing copy (a j,k transpose of a cube, writes a row apart), 8 bytes per \
+                 element, on one thread, GB/s: L3 8.50, memory 2.00\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("gathering copy"), "{text}");
+        // The gathering sweep's line follows, where the calibration has one (the points' side
+        // is a square's there; the line reads only their working sets).
+        c.gathers = Some(TransposeSweep {
+            shape: TransposeShape::SquareGather,
+            one_thread: true,
+            points: vec![point(103, 7.0), point(407, 1.0)],
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains(
+                "gathering copy (a square's transpose, reads a row apart), 8 bytes per element, \
+                 on one thread, GB/s: L3 7.00, memory 1.00\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_calibration_summary_names_parameters_by_their_symbols() {
+        let c = test_fixture();
+        let text = calibration_summary(&c);
+        let first_column: Vec<&str> = text
+            .lines()
+            .skip(4)
+            .take(6)
+            .map(|l| l.split_whitespace().next().unwrap_or(""))
+            .collect();
+        assert_eq!(first_column, ["t", "T", "Δt", "ΔT", "τ", "n"], "{text}");
+        assert!(text.starts_with(&c.device.name), "{text}");
+        assert!(text.contains("read latency levels"), "{text}");
+        assert!(text.contains("memory"), "{text}");
+    }
+
+    #[test]
+    fn the_comparison_flags_intervals_that_do_not_overlap() {
+        let before = test_fixture();
+        let mut after = test_fixture();
+        after.parameters.write_gap.value *= 3.0;
+        after.parameters.write_gap.ci95 = after.parameters.write_gap.ci95.map(|v| v * 3.0);
+        let text = comparison_table(&compare(&before, &after), "old", "new");
+        let line = |symbol: &str| {
+            text.lines()
+                .find(|l| l.starts_with(symbol))
+                .unwrap_or_else(|| panic!("{symbol} row in {text}"))
+                .to_string()
+        };
+        assert!(line("ΔT").trim_end().ends_with("3.00  NO"), "{text}");
+        assert!(line("Δt").trim_end().ends_with("1.00  yes"), "{text}");
+        assert!(text.lines().next().expect("header").contains("old"));
+    }
+
+    #[test]
+    fn the_run_table_shows_time_share_and_bandwidth() {
+        let run = RunResult {
+            workload: "vadd".into(),
+            size: 1000,
+            iterations: 1,
+            phases: vec![
+                PhaseTiming {
+                    flops: None,
+                    threads: None,
+                    name: "vadd".into(),
+                    seconds: 0.002,
+                    count: 10,
+                    fraction: 0.75,
+                    bytes: Some(12_000_000),
+                    items: None,
+                },
+                PhaseTiming {
+                    flops: None,
+                    threads: None,
+                    name: "upload".into(),
+                    seconds: 0.0005,
+                    count: 2,
+                    fraction: 0.25,
+                    bytes: None,
+                    items: None,
+                },
+            ],
+            total_seconds: 0.0025,
+            kernel_seconds: 0.002,
+            verification: None,
+        };
+        let text = run_table(&run, true);
+        let vadd = text
+            .lines()
+            .find(|l| l.starts_with("vadd") && l.contains('%'))
+            .expect("row");
+        // 12 MB in 2 ms: 6 GB/s.
+        assert!(vadd.contains("2.000") && vadd.contains("75.0 %"), "{text}");
+        assert!(vadd.trim_end().ends_with("6.00"), "{text}");
+        let upload = text.lines().find(|l| l.starts_with("upload")).expect("row");
+        assert!(upload.trim_end().ends_with('-'), "{text}");
+        let kernels = text
+            .lines()
+            .find(|l| l.starts_with("kernels"))
+            .expect("row");
+        assert!(
+            kernels.contains("2.000") && kernels.contains("80.0 %"),
+            "{text}"
+        );
+        assert!(
+            text.contains("unchecked: the workload has no check"),
+            "{text}"
+        );
+        assert!(run_table(&run, false).contains("not verified (--no-verify)"));
+    }
+
+    #[test]
+    fn the_devices_table_numbers_the_devices() {
+        let d = DeviceInfo::for_tests();
+        let text = devices_table(&[&d, &d]);
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 2);
+        assert!(
+            rows[0].starts_with("0  host") && rows[1].starts_with("1  host"),
+            "{text}"
+        );
+        assert!(
+            rows[0].contains("test CPU") && rows[0].contains("1024"),
+            "{text}"
+        );
+    }
+}
