@@ -510,6 +510,23 @@ fn a_spec_series_is_honest_about_its_check_and_describes_itself() {
     for quantity in [Quantity::Total, Quantity::Kernels] {
         let p = predict(&back, 320_000.0, Some(&calibration), quantity).unwrap();
         assert!(p.windowed.is_some(), "{quantity:?}");
+        // The calibrated variant too, from the stored spec alone; each kernel phase it
+        // estimates says what bounds it.
+        let calibrated = p.calibrated.as_ref().expect("a calibrated window");
+        if let Some(f) = &calibrated.forecast {
+            let saxpy = f
+                .phases
+                .iter()
+                .find(|ph| ph.name == "saxpy")
+                .expect("saxpy");
+            assert!(
+                saxpy
+                    .calibrated
+                    .as_ref()
+                    .is_some_and(|c| c.regime.is_some()),
+                "{saxpy:?}"
+            );
+        }
         assert!(
             p.paper.phases.iter().any(|f| f.name == quantity.row()),
             "{quantity:?}"

@@ -1,4 +1,5 @@
-//! `harness predict`: a stored series' prediction at a larger size, paper and windowed.
+//! `harness predict`: a stored series' prediction at a larger size: paper, windowed and
+//! calibrated.
 
 use std::path::PathBuf;
 
@@ -52,6 +53,8 @@ pub(super) fn predict_command(
             "paper": prediction.paper,
             "windowed": windowed.forecast,
             "window": windowed.window,
+            "calibrated": prediction.calibrated.as_ref().and_then(|c| c.forecast.as_ref()),
+            "calibrated_window": prediction.calibrated.as_ref().map(|c| &c.window),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
@@ -69,5 +72,21 @@ pub(super) fn predict_command(
         None => println!("\nwindowed variant: none"),
     }
     print!("{}", views::window_report(&windowed.window));
+    if let Some(c) = &prediction.calibrated {
+        match &c.forecast {
+            Some(f) => {
+                println!(
+                    "\ncalibrated variant (sizes {:?}, moved to the target's memory level):",
+                    c.window.choice.accepted
+                );
+                print!("{}", views::forecast_table(f));
+                print!("{}", views::calibrated_regimes(f));
+            }
+            None => println!("\ncalibrated variant: none"),
+        }
+        if let Some(note) = &c.window.note {
+            println!("note: {note}");
+        }
+    }
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! A prediction from a stored series (docs/models.md §2): the paper's fractal forecast of every
-//! phase and, where the device has a calibration, our `windowed` variant beside it (the
-//! sizes the calibration accepts, launch overhead subtracted; [`crate::fit::window`]).
+//! phase and, where the device has a calibration, our `windowed` and `calibrated` variants
+//! beside it (the sizes the calibration accepts, launch overhead subtracted,
+//! [`crate::fit::window`]; each size moved to the target's memory level, §2.4).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::series::Series;
-use super::validate::{windowed_forecast, LargeWindow};
+use super::validate::{calibrated_forecast, windowed_forecast, LargeWindow};
 use crate::backend::DeviceInfo;
 use crate::calibration::model_parameters::window_facts;
 use crate::calibration::{default_path, Calibration};
@@ -31,6 +32,10 @@ pub struct Prediction {
     pub paper: Forecast,
     /// Ours, where a calibration was given.
     pub windowed: Option<WindowedPrediction>,
+    /// Ours with each size moved to the target's memory level, where a calibration was
+    /// given: its window (any level's saturated sizes) and forecast, each phase's estimate
+    /// with what bounds it.
+    pub calibrated: Option<WindowedPrediction>,
 }
 
 /// What a prediction forecasts.
@@ -101,6 +106,7 @@ pub fn predict(
         return Ok(Prediction {
             paper,
             windowed: None,
+            calibrated: None,
         });
     };
     let facts = window_facts(calibration);
@@ -126,11 +132,17 @@ pub fn predict(
         )));
     }
     let (window, forecast) = windowed_forecast(workload.as_ref(), series, &facts, target as usize);
+    let (calibrated_window, calibrated) =
+        calibrated_forecast(workload.as_ref(), series, &facts, target as usize, None);
     Ok(Prediction {
         paper,
         windowed: Some(WindowedPrediction {
             window,
             forecast: forecast.map(|f| label(f, quantity)),
+        }),
+        calibrated: Some(WindowedPrediction {
+            window: calibrated_window,
+            forecast: calibrated.map(|f| label(f, quantity)),
         }),
     })
 }

@@ -67,6 +67,41 @@ pub fn forecast_table(f: &crate::fit::forecast::Forecast) -> String {
     out
 }
 
+/// What each phase of a `calibrated` forecast is bound by and which estimate it took, with
+/// the shares of each roof it reached at the window's largest size (docs/models.md §2.4,
+/// "What bounds a phase"); empty for a forecast without calibrated estimates.
+pub fn calibrated_regimes(f: &crate::fit::forecast::Forecast) -> String {
+    let mut t = Table::new([
+        "phase",
+        "bound by",
+        "estimate",
+        "share of rate",
+        "share of flop/s",
+    ]);
+    let mut any = false;
+    for p in &f.phases {
+        let Some(c) = &p.calibrated else { continue };
+        let Some(regime) = c.regime else { continue };
+        any = true;
+        let share = |v: Option<f64>| opt(v.map(|s| format!("{:.0} %", 100.0 * s)));
+        t.row([
+            p.name.clone(),
+            regime.to_string(),
+            serde_json::to_value(c.method)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            share(c.share_of_rate),
+            share(c.share_of_flops),
+        ]);
+    }
+    if any {
+        t.render()
+    } else {
+        String::new()
+    }
+}
+
 /// The `harness validate` table: predicted against measured per size and phase.
 pub fn validation_table(v: &crate::experiments::validate::Validation) -> String {
     let mut t = Table::new([
