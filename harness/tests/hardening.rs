@@ -721,3 +721,23 @@ fn counts_and_sizes_are_read_alike_and_messages_say_what_is_wrong() {
     let line = one_error_line(&out);
     assert!(line.contains("not a folder"), "{line}");
 }
+
+#[test]
+fn a_usage_error_puts_no_control_character_on_the_terminal() {
+    // clap quotes a bad value or an unknown flag as given: an escape sequence in it would
+    // reach the terminal.
+    for args in [
+        vec!["run", "vadd", "--size", "\x1b]0;owned\x07\x1b[31m12"],
+        vec!["run", "vadd", "--\x1b[31mbogus"],
+        vec!["\x1b[2Jrun"],
+    ] {
+        let out = run(harness().args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("error:"), "{stderr}");
+        assert!(
+            !stderr.contains(|c: char| c.is_control() && c != '\n'),
+            "{stderr:?}"
+        );
+    }
+}

@@ -474,9 +474,12 @@ pub fn run() -> Result<()> {
             ) {
                 e.exit();
             }
-            // A usage error: clap's few lines, each cut short if it quotes a huge value.
+            // A usage error: clap's few lines, each cut short if it quotes a huge value, and
+            // no control character from an argument reaching the terminal (clap quotes them
+            // raw: an escape sequence in a mistyped value would act on the terminal).
             for line in e.render().to_string().lines() {
-                eprintln!("{}", crate::clip(&shorten_quotes(line)));
+                let line = harness::export::table::terminal_safe(&line.replace(['\r', '\t'], " "));
+                eprintln!("{}", crate::clip(&shorten_quotes(&line)));
             }
             std::process::exit(2);
         }
