@@ -473,9 +473,68 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
         .collect()
 }
 
+/// [`by_level`] with device memory's row starting past twice `largest_cache` (bytes, the
+/// largest cache the device or its OS reports) where that is later than the latency levels
+/// say and the sweep reaches it. A pointer chase leaves its last cache level where its pages
+/// outgrow the TLB's reach (4 MiB on a 2-core EPYC VM whose L3 is 32 MiB), while a stream's
+/// rate steps where its working set outgrows the cache itself: the working sets between
+/// belong to the cache's row, and device memory's rate is its plateau past the cache, not a
+/// median that pools working sets the cache still holds.
+pub fn by_level_past_caches(
+    curves: &[BandwidthCurve],
+    levels: &[LatencyLevel],
+    largest_cache: Option<u64>,
+) -> Vec<LevelBandwidth> {
+    let mut levels = levels.to_vec();
+    let reached = curves
+        .iter()
+        .flat_map(|c| &c.points)
+        .map(|p| p.working_set_bytes)
+        .max()
+        .unwrap_or(0);
+    if let (Some(cache), [.., before, last]) = (largest_cache, levels.as_mut_slice()) {
+        let past = usize::try_from(cache.saturating_mul(2)).unwrap_or(usize::MAX);
+        if last.level == "memory" && past > last.working_set_bytes[0] && reached >= past {
+            last.working_set_bytes[0] = past.max(before.working_set_bytes[0] + 1);
+        }
+    }
+    by_level(curves, &levels)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_memorys_row_starts_past_twice_the_largest_reported_cache() {
+        let curves = vec![BandwidthCurve {
+            kernel: StreamKernel::Copy,
+            points: [
+                (4, 50.0),
+                (8, 53.0),
+                (16, 45.0),
+                (32, 21.0),
+                (64, 19.4),
+                (128, 19.0),
+            ]
+            .map(|(mib, gbps)| point(mib << 10, gbps))
+            .to_vec(),
+        }];
+        // The chase's memory level from 4 MiB (TLB reach), an L3 of 32 MiB reported.
+        let levels = [
+            level("L3", 512 << 10, 2 << 20),
+            level("memory", 4 << 20, 128 << 20),
+        ];
+        let chase = by_level(&curves, &levels);
+        assert_eq!(chase[1].copy_gbps, Some((45.0 + 21.0) / 2.0), "pooled");
+        let past = by_level_past_caches(&curves, &levels, Some(32 << 20));
+        assert_eq!(past[1].working_set_bytes[0], 64 << 20);
+        assert_eq!(past[1].copy_gbps, Some(19.2));
+        assert_eq!(past[0].copy_gbps, Some(47.5), "the cache keeps its band");
+        // No cache reported, or a sweep that never reaches past it: the chase's levels.
+        assert_eq!(by_level_past_caches(&curves, &levels, None), chase);
+        assert_eq!(by_level_past_caches(&curves, &levels, Some(1 << 30)), chase);
+    }
 
     fn level(name: &str, first: usize, last: usize) -> LatencyLevel {
         LatencyLevel {

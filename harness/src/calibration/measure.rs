@@ -12,7 +12,8 @@ use super::{
 use crate::backend::{host_pool, BackendKind, Device, DeviceClass};
 use crate::bench::babelstream::measure_babelstream;
 use crate::bench::bandwidth::{
-    measure_bandwidth, measure_bandwidth_of, sweep_sizes as bandwidth_sizes, StreamKernel,
+    by_level_past_caches, measure_bandwidth, measure_bandwidth_of, sweep_sizes as bandwidth_sizes,
+    StreamKernel,
 };
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::hyperplane::measure_hyperplanes;
@@ -109,7 +110,11 @@ pub fn calibrate(
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
     let streaming_sizes = bandwidth_sizes(reach);
-    let bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
+    let mut bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
+    // Device memory's row past the caches the device or its OS reports, not from the
+    // chase's TLB edge.
+    let largest_cache = reported_caches(info).iter().map(|c| c.bytes).max();
+    bandwidth.levels = by_level_past_caches(&bandwidth.curves, &latency_levels, largest_cache);
     stages.lap("bandwidth sweep");
     let transposes = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
     stages.lap("transposing sweep");
