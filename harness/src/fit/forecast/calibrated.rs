@@ -189,14 +189,19 @@ pub(super) struct PhaseKinds {
 }
 
 impl PhaseKinds {
-    /// Whether the phase `name` is compute-bound at the window's largest size: a share of
-    /// its level's rate under [`COMPUTE_BOUND_SHARE`], and eligible; or, where it declares
-    /// its flops, a share of the calibrated operation rate of [`BOUND_SHARE`] or more.
+    /// Whether the phase `name` is compute-bound at the window's largest size: where it
+    /// declares its flops (and the calibration rates them), a share of the calibrated
+    /// operation rate of [`BOUND_SHARE`] or more; else a share of its level's rate under
+    /// [`COMPUTE_BOUND_SHARE`], and eligible. A phase whose flops say it is below both roofs
+    /// is not: its cost per unit rises as its accesses leave a level, as any phase's whose
+    /// time is not its compute.
     fn compute_bound(&self, name: &str) -> bool {
         self.shares.iter().any(|s| {
             s.name == name
-                && ((s.eligible && s.roofs.bytes.is_some_and(|e| e < COMPUTE_BOUND_SHARE))
-                    || s.roofs.flops.is_some_and(|f| f >= BOUND_SHARE))
+                && match s.roofs.flops {
+                    Some(f) => f >= BOUND_SHARE,
+                    None => s.eligible && s.roofs.bytes.is_some_and(|e| e < COMPUTE_BOUND_SHARE),
+                }
         })
     }
 
@@ -358,9 +363,19 @@ fn calibrate_estimates(
             ph.ci95_seconds
                 .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
         });
-        let work = match (&bytes, &items) {
-            (Some(b), _) => Some((Unit::Byte, b)),
-            (None, Some(i)) => Some((Unit::Item, i)),
+        let flops = per_size(&|ph| ph.flops.filter(|&f| f > 0).map(|f| f as f64));
+        // A kernel phase that is compute-bound or below both roofs does work in proportion
+        // to its operations, not its traffic: where it declares its flops, they count its
+        // work (docs/models.md §2.4, "What bounds a phase").
+        let by_flops = is_kernel_phase(&p.name)
+            && matches!(
+                regime_of(phases, &p.name),
+                Some(Regime::ComputeBound | Regime::BelowRoofs)
+            );
+        let work = match (&bytes, &items, &flops) {
+            (_, _, Some(f)) if by_flops => Some((Unit::Flop, f)),
+            (Some(b), _, _) => Some((Unit::Byte, b)),
+            (None, Some(i), _) => Some((Unit::Item, i)),
             _ => None,
         };
         // λ(W_target) / λ(W_i) at every size, where the phase's launches cannot fill the
@@ -757,7 +772,65 @@ mod tests {
         assert_eq!(bytes_only.regime, Some(Regime::UnderBandwidth));
         assert_eq!(bytes_only.share_of_flops, None);
         assert!(bytes_only.interval_seconds[1] < 3.0 * bytes_only.prediction_seconds);
-        assert_eq!(bytes_only.prediction_seconds, below.prediction_seconds);
-        assert_eq!(bytes_only.prediction_seconds, compute.prediction_seconds);
+        // Work in proportion to bytes and flops alike: the same estimate in either unit.
+        for other in [&below, &compute] {
+            let ratio = other.prediction_seconds / bytes_only.prediction_seconds;
+            assert!((ratio - 1.0).abs() < 1e-9, "{other:?}");
+        }
+        assert!(below.seconds_per_flop.is_some() && bytes_only.seconds_per_byte.is_some());
+    }
+
+    #[test]
+    fn a_phase_below_both_roofs_is_counted_in_its_flops() {
+        // A matrix product's shape: 1e-12·N³ s, 8·N² bytes, 2·N³ flops at N = 100, 200, 400,
+        // rated at 1 TB/s and 10 Tflop/s (2 % and 20 % at the top): below both roofs.
+        let at = |declare_flops: bool| {
+            let s = series(
+                [100usize, 200, 400]
+                    .map(|size| {
+                        let n = size as f64;
+                        let t = 1e-12 * n.powi(3);
+                        SizeMedians {
+                            size,
+                            phases: vec![PhaseMedian {
+                                name: "mm".into(),
+                                median_seconds: t,
+                                count: 1,
+                                bytes: Some(8 * (size * size) as u64),
+                                items: Some((size * size) as u64),
+                                flops: declare_flops.then_some(2 * (size as u64).pow(3)),
+                                ci95_seconds: None,
+                            }],
+                            total_seconds: t,
+                        }
+                    })
+                    .to_vec(),
+            );
+            let moves: Vec<LevelMove> = [100, 200, 400]
+                .map(|size| LevelMove {
+                    size,
+                    rate: 1e12,
+                    factor: 1.0,
+                    flop_rate: Some(1e13),
+                    ..LevelMove::default()
+                })
+                .into();
+            let f = forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits");
+            estimate_of(&f, "mm")
+        };
+        let truth = 1e-12 * 800f64.powi(3);
+        let flops = at(true);
+        assert_eq!(flops.regime, Some(Regime::BelowRoofs));
+        assert!(
+            (flops.prediction_seconds / truth - 1.0).abs() < 1e-6,
+            "{flops:?}"
+        );
+        assert!(flops
+            .flops_at_target
+            .is_some_and(|f| (f / (2.0 * 800f64.powi(3)) - 1.0).abs() < 1e-9));
+        // Counted in bytes (N² for N³ of work), the same phase saturates far below.
+        let bytes = at(false);
+        assert_eq!(bytes.regime, Some(Regime::UnderBandwidth));
+        assert!(bytes.prediction_seconds < 0.5 * truth, "{bytes:?}");
     }
 }

@@ -187,6 +187,8 @@ impl CalibratedEstimate {
             walk_seconds_per_byte: None,
             share_of_rate: None,
             share_of_flops: None,
+            seconds_per_flop: None,
+            flops_at_target: None,
             regime: None,
         }
     }
@@ -290,6 +292,14 @@ pub struct CalibratedEstimate {
     /// (its measured time less launches).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_of_flops: Option<f64>,
+    /// Seconds per flop, for a phase whose work is counted in its declared flops (one that
+    /// is compute-bound or below both roofs: [`Regime`]): the asymptote's c, or the cost it
+    /// saturates at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_per_flop: Option<f64>,
+    /// The flops at the target, found as the bytes are (`amount_at_target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops_at_target: Option<f64>,
     /// What bounds the phase at the window's largest size ([`Regime`]), for kernel phases,
     /// transfers and host steps; absent for the total and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]

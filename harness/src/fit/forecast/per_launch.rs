@@ -58,6 +58,8 @@ pub(super) fn per_launch_estimate(
         walk_seconds_per_byte: None,
         share_of_rate: None,
         share_of_flops: None,
+        seconds_per_flop: None,
+        flops_at_target: None,
         regime: None,
     })
 }

@@ -9,11 +9,14 @@ use super::window_stats::amount_at_target;
 use super::{CalibratedEstimate, CalibratedMethod};
 use crate::fit::fractal::FractalFit;
 
-/// What a kernel phase's work is counted in: the bytes it moves or, where it does not say
-/// (a hyperplane sweep's gathers), the work items it runs.
+/// What a kernel phase's work is counted in: the bytes it moves; the flops it declares,
+/// where it is compute-bound or below both roofs (its time follows its operations, not its
+/// traffic: a matrix product's N³ over N² bytes); or, where it says neither (a hyperplane
+/// sweep's gathers), the work items it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Unit {
     Byte,
+    Flop,
     Item,
 }
 
@@ -72,10 +75,12 @@ pub(super) fn per_unit_estimate(
     let offset = fractal.offset_at_target_seconds;
     let at_target = amount_at_target(&fractal.sizes, amounts, target)?;
     let line = crate::fit::linear::fit_line(amounts, &work).ok()?;
-    // The estimate's fields in the phase's unit: ([per byte, per item], [bytes, items]).
+    // The estimate's fields in the phase's unit: ([per byte, per item, per flop], [bytes,
+    // items, flops]).
     let per_unit_field = |per: f64| match unit {
-        Unit::Byte => ([Some(per), None], [Some(at_target), None]),
-        Unit::Item => ([None, Some(per)], [None, Some(at_target)]),
+        Unit::Byte => ([Some(per), None, None], [Some(at_target), None, None]),
+        Unit::Item => ([None, Some(per), None], [None, Some(at_target), None]),
+        Unit::Flop => ([None, None, Some(per)], [None, None, Some(at_target)]),
     };
     if line.slope > 0.0 && line.intercept >= 0.0 {
         let (at, half) = line_prediction(&line, amounts, noise, at_target)?;
@@ -90,8 +95,10 @@ pub(super) fn per_unit_estimate(
             interval[0] = interval[0].min((per_launch - per_launch_half).max(0.0));
             interval[1] = interval[1].max(per_launch + per_launch_half);
         }
-        let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
-            per_unit_field(line.slope);
+        let (
+            [seconds_per_byte, seconds_per_item, seconds_per_flop],
+            [bytes_at_target, items_at_target, flops_at_target],
+        ) = per_unit_field(line.slope);
         return Some(CalibratedEstimate {
             method: CalibratedMethod::Asymptote,
             prediction_seconds: at + offset,
@@ -106,6 +113,8 @@ pub(super) fn per_unit_estimate(
             walk_seconds_per_byte: None,
             share_of_rate: None,
             share_of_flops: None,
+            seconds_per_flop,
+            flops_at_target,
             regime: None,
         });
     }
@@ -129,7 +138,7 @@ pub(super) fn per_unit_estimate(
         .map_or(whole, |g| g * at_target);
     // Every size's moved cost estimates the target's alike: a compute-bound phase's, one the
     // calibration rates at every size as the target, one a sweep of its own pattern moved.
-    let at_median = moved_whole || (saturates && unit == Unit::Byte);
+    let at_median = moved_whole || (saturates && unit != Unit::Item);
     let saturated = match (unit, growth_cap) {
         // A compute-bound phase: its compute does not change with the level, and step 1
         // charged each size the target's traffic, so it saturates at the moved costs' median,
@@ -153,7 +162,7 @@ pub(super) fn per_unit_estimate(
             .max(per_unit * at_target),
         _ => per_unit * at_target,
     };
-    let rise_within_noise = unit == Unit::Byte
+    let rise_within_noise = unit != Unit::Item
         && noise.is_some_and(|v| {
             v.len() == n && rise_within_noise(&work, amounts, v, order[n - 3], largest)
         });
@@ -176,8 +185,10 @@ pub(super) fn per_unit_estimate(
     } else {
         1.0
     };
-    let ([seconds_per_byte, seconds_per_item], [bytes_at_target, items_at_target]) =
-        per_unit_field(saturated / at_target);
+    let (
+        [seconds_per_byte, seconds_per_item, seconds_per_flop],
+        [bytes_at_target, items_at_target, flops_at_target],
+    ) = per_unit_field(saturated / at_target);
     let (method, estimate) = if rise_within_noise || at_median {
         (CalibratedMethod::Saturated, saturated)
     } else {
@@ -197,6 +208,8 @@ pub(super) fn per_unit_estimate(
         walk_seconds_per_byte: None,
         share_of_rate: None,
         share_of_flops: None,
+        seconds_per_flop,
+        flops_at_target,
         regime: None,
     })
 }
