@@ -211,26 +211,15 @@ fn size_in_targets_level(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fit::window::HyperplaneRates;
     use crate::workloads::stream::{Stream, StreamKind};
 
     #[test]
     fn the_smallest_good_size_saturates_and_leaves_the_cache() {
         let device = DeviceFacts {
-            one_thread: None,
-            transposes: Vec::new(),
-            gathers: Vec::new(),
-            hyperplanes: HyperplaneRates::default(),
             executors: 1000.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
-            streaming: Vec::new(),
-            memory_floor: None,
-            flop_rate: None,
-            lines: Vec::new(),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
+            ..DeviceFacts::default()
         };
         let vadd = Stream(StreamKind::Vadd);
         // 12 bytes per element: past 1 MiB from N = 87 382; doubling from 1024 gives 131 072.
@@ -246,20 +235,10 @@ mod tests {
     #[test]
     fn auto_sizes_span_4_to_8_times_below_the_target_and_avoid_powers_of_two_on_grids() {
         let device = DeviceFacts {
-            one_thread: None,
-            transposes: Vec::new(),
-            gathers: Vec::new(),
-            hyperplanes: HyperplaneRates::default(),
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
-            streaming: Vec::new(),
-            memory_floor: None,
-            flop_rate: None,
-            lines: Vec::new(),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
+            ..DeviceFacts::default()
         };
         let vadd = Stream(StreamKind::Vadd);
         let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");
@@ -290,20 +269,10 @@ mod tests {
     #[test]
     fn a_window_out_of_the_targets_level_gains_its_cheapest_size_there() {
         let mut device = DeviceFacts {
-            one_thread: None,
-            transposes: Vec::new(),
-            gathers: Vec::new(),
-            hyperplanes: HyperplaneRates::default(),
             executors: 2.0,
             launch_seconds: crate::units::Seconds(1e-6),
             levels: vec![("L2".into(), 1 << 26), ("memory".into(), u64::MAX)],
-            streaming: Vec::new(),
-            memory_floor: None,
-            flop_rate: None,
-            lines: Vec::new(),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
+            ..DeviceFacts::default()
         };
         // jacobi2d at N = 16 380 (8·N² bytes, about 2 GiB): past a 64 MiB L2 its auto window
         // (N/8 … N/4) holds 32–128 MiB, partly in memory already; past a 256 MiB L2 none of

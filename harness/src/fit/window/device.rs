@@ -177,6 +177,30 @@ fn interpolated_rate(points: &[(u64, f64)], bytes: u64) -> Option<f64> {
     Some((lo.1 + along * (hi.1 - lo.1)).exp())
 }
 
+impl Default for DeviceFacts {
+    /// A device nothing was measured of: one executor, launches that cost nothing, one
+    /// memory level (device memory), no sweep, latency, transfer or operation rate. Tests
+    /// and examples set what they need over it.
+    fn default() -> Self {
+        DeviceFacts {
+            executors: 1.0,
+            launch_seconds: Seconds(0.0),
+            levels: vec![("memory".into(), u64::MAX)],
+            latencies: Vec::new(),
+            streaming: Vec::new(),
+            memory_floor: None,
+            flop_rate: None,
+            lines: Vec::new(),
+            transposes: Vec::new(),
+            gathers: Vec::new(),
+            transfers: Vec::new(),
+            streaming_spread: Vec::new(),
+            one_thread: None,
+            hyperplanes: HyperplaneRates::default(),
+        }
+    }
+}
+
 impl DeviceFacts {
     /// The level a working set of `bytes` lives in: the first whose plateau reaches it.
     pub fn level_of(&self, bytes: u64) -> String {

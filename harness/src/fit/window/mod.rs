@@ -78,23 +78,13 @@ pub struct WindowChoice {
 /// working set is `target_bytes`.
 ///
 /// ```
-/// use harness::fit::window::{choose_window, DeviceFacts, HyperplaneRates, SizeFacts};
+/// use harness::fit::window::{choose_window, DeviceFacts, SizeFacts};
 /// use harness::units::Seconds;
 /// let device = DeviceFacts {
 ///     executors: 1000.0,
 ///     launch_seconds: Seconds(5e-6),
 ///     levels: vec![("L2".into(), 1 << 20), ("memory".into(), u64::MAX)],
-///     latencies: Vec::new(),
-///     streaming: Vec::new(),
-///     memory_floor: None,
-///     flop_rate: None,
-///     lines: Vec::new(),
-///     transfers: Vec::new(),
-///     streaming_spread: Vec::new(),
-///     one_thread: None,
-///     transposes: Vec::new(),
-///     gathers: Vec::new(),
-///     hyperplanes: HyperplaneRates::default(),
+///     ..DeviceFacts::default()
 /// };
 /// let point = |size: usize, seconds: f64| SizeFacts {
 ///     size,
@@ -261,10 +251,6 @@ mod tests {
 
     fn device() -> DeviceFacts {
         DeviceFacts {
-            one_thread: None,
-            transposes: Vec::new(),
-            gathers: Vec::new(),
-            hyperplanes: HyperplaneRates::default(),
             executors: 64.0,
             launch_seconds: Seconds(1e-5),
             levels: vec![
@@ -272,13 +258,7 @@ mod tests {
                 ("L2".into(), 1 << 20),
                 ("memory".into(), 1 << 30),
             ],
-            streaming: Vec::new(),
-            memory_floor: None,
-            flop_rate: None,
-            lines: Vec::new(),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
+            ..DeviceFacts::default()
         }
     }
 
@@ -478,20 +458,10 @@ mod tests {
     #[test]
     fn a_flagged_size_is_rejected_with_its_reason() {
         let device = DeviceFacts {
-            one_thread: None,
-            transposes: Vec::new(),
-            gathers: Vec::new(),
-            hyperplanes: HyperplaneRates::default(),
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],
-            streaming: Vec::new(),
-            memory_floor: None,
-            flop_rate: None,
-            lines: Vec::new(),
-            transfers: Vec::new(),
-            streaming_spread: Vec::new(),
-            latencies: Vec::new(),
+            ..DeviceFacts::default()
         };
         let spike = SizeFacts {
             anomaly: Some("N = 64: 4.1× the time per unit of work of N = 56 and 72".into()),

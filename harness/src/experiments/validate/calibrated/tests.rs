@@ -30,20 +30,10 @@ fn the_launch_cost_measured_beside_the_series_replaces_the_calibrations() {
     assert_eq!(probe.line.points.len(), 4);
     assert!(probe.line.fixed_ns >= 0.0 && probe.line.fixed_ns < 1e6);
     let facts = DeviceFacts {
-        one_thread: None,
-        transposes: Vec::new(),
-        gathers: Vec::new(),
-        hyperplanes: HyperplaneRates::default(),
         executors: 1.0,
         launch_seconds: Seconds(1e-9),
         levels: vec![("memory".into(), 1 << 30)],
-        streaming: Vec::new(),
-        memory_floor: None,
-        flop_rate: None,
-        lines: Vec::new(),
-        transfers: Vec::new(),
-        streaming_spread: Vec::new(),
-        latencies: Vec::new(),
+        ..DeviceFacts::default()
     };
     let (window, forecast) = calibrated_forecast(&vadd, &series, &facts, 1 << 16, None);
     assert!(forecast.is_some(), "{:?}", window.note);
@@ -129,20 +119,14 @@ fn swept_facts(transposes: [f64; 3], gathers: Option<[f64; 3]>) -> DeviceFacts {
         [1 << 10, 1 << 20, 1 << 30].into_iter().zip(rates).collect()
     };
     DeviceFacts {
-        one_thread: None,
         transposes: sweep(transposes),
         gathers: gathers.map_or_else(Vec::new, sweep),
-        hyperplanes: HyperplaneRates::default(),
         executors: 1.0,
         launch_seconds: Seconds(1e-9),
         levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
         streaming: sweep([100e9, 80e9, 40e9]),
-        memory_floor: None,
-        flop_rate: None,
         lines: sweep([60e9, 30e9, 15e9]),
-        transfers: Vec::new(),
-        streaming_spread: Vec::new(),
-        latencies: Vec::new(),
+        ..DeviceFacts::default()
     }
 }
 
@@ -241,20 +225,11 @@ fn a_target_that_cannot_fill_the_device_is_predicted_from_its_walks() {
     let sizes = [10, 12, 14];
     let (adi, series) = host_series("adi", &sizes);
     let mut facts = DeviceFacts {
-        one_thread: None,
-        transposes: Vec::new(),
-        gathers: Vec::new(),
-        hyperplanes: HyperplaneRates::default(),
         executors: 3000.0,
         launch_seconds: Seconds(1e-9),
         levels: vec![("L2".into(), 1 << 15), ("memory".into(), 1 << 30)],
-        streaming: Vec::new(),
-        memory_floor: None,
-        flop_rate: None,
-        lines: Vec::new(),
-        transfers: Vec::new(),
-        streaming_spread: Vec::new(),
         latencies: vec![("L2".into(), 100e-9), ("memory".into(), 300e-9)],
+        ..DeviceFacts::default()
     };
     let target = 40;
     let (window, forecast) = calibrated_forecast(adi.as_ref(), &series, &facts, target, None);
@@ -306,9 +281,6 @@ fn a_phase_that_ran_on_one_thread_moves_at_one_threads_rates() {
             .collect()
     };
     let mut facts = DeviceFacts {
-        transposes: Vec::new(),
-        gathers: Vec::new(),
-        hyperplanes: HyperplaneRates::default(),
         one_thread: Some(crate::fit::window::OneThreadRates {
             streaming: sweep([40e9, 40e9, 30e9, 10e9]),
             lines: sweep([20e9, 20e9, 5e9, 2e9]),
@@ -318,12 +290,7 @@ fn a_phase_that_ran_on_one_thread_moves_at_one_threads_rates() {
         launch_seconds: Seconds(1e-9),
         levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
         streaming: sweep([100e9, 100e9, 80e9, 50e9]),
-        memory_floor: None,
-        flop_rate: None,
-        lines: Vec::new(),
-        transfers: Vec::new(),
-        streaming_spread: Vec::new(),
-        latencies: Vec::new(),
+        ..DeviceFacts::default()
     };
     let target = 224;
     let (window, _) = calibrated_forecast(sor_rb.as_ref(), &series, &facts, target, None);
@@ -411,20 +378,12 @@ fn lu_ssors_sweeps_move_by_the_hyperplane_sweep_in_their_own_order() {
         ..Default::default()
     };
     let mut facts = DeviceFacts {
-        transposes: Vec::new(),
-        gathers: Vec::new(),
-        hyperplanes: HyperplaneRates::default(),
         one_thread: Some(one.clone()),
         executors: 1.0,
         launch_seconds: Seconds(1e-9),
         levels: vec![("L2".into(), 1 << 20), ("memory".into(), 1 << 30)],
         streaming: sweep([100e9, 100e9, 80e9, 50e9]),
-        memory_floor: None,
-        flop_rate: None,
-        lines: Vec::new(),
-        transfers: Vec::new(),
-        streaming_spread: Vec::new(),
-        latencies: Vec::new(),
+        ..DeviceFacts::default()
     };
     let target = 400;
     let (window, _) = calibrated_forecast(lu.as_ref(), &series, &facts, target, None);
