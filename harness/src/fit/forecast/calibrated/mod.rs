@@ -224,8 +224,8 @@ impl PhaseKinds {
 
 /// The share of its level's streaming rate below which a kernel phase counts as
 /// compute-bound: `e = B / (w·R) < ½` at the window's largest size (docs/models.md §2.4,
-/// "Saturated").
-pub(super) const COMPUTE_BOUND_SHARE: f64 = 0.5;
+/// "Saturated"); the half of a roof from which a phase counts as bound by it.
+pub(super) const COMPUTE_BOUND_SHARE: f64 = BOUND_SHARE;
 
 /// One kernel phase's shares of its roofs ([`roof_shares`]).
 struct PhaseShares {
