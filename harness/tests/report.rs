@@ -344,6 +344,28 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
 }
 
 #[test]
+fn a_validations_row_says_what_bounds_its_kernels() {
+    let ports = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ports");
+    let out = tempfile::tempdir().unwrap();
+    let o = harness()
+        .arg("report")
+        .args(from_args(&[ports]))
+        .args(["--out", out.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page =
+        |slug: &str| std::fs::read_to_string(out.path().join(format!("{slug}.html"))).unwrap();
+    // Validations written with regimes show them; older ones say nothing was recorded.
+    let newer = page("opencl-pthread-skylake-avx512-amd-epyc");
+    assert!(newer.contains("kernels bound by"));
+    assert!(newer.contains("sgemm_nt: below-roofs"), "sgemm's regime");
+    assert!(newer.contains("triad: bandwidth-bound"), "triad's regime");
+    let older = page("opencl-pthread-haswell-amd-epyc");
+    assert!(older.contains("kernels bound by") && !older.contains("below-roofs"));
+}
+
+#[test]
 fn a_missing_folder_is_left_out_with_a_note_not_counted_as_a_skipped_file() {
     // A --from folder that does not exist (say, results/ on a fresh checkout) is left out.
     let out = tempfile::tempdir().unwrap();

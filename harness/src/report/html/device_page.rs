@@ -348,6 +348,30 @@ fn suite_section(b: &mut Builder, e: &Entry, s: &Suite) {
     b.table("Suite summary per variant", &sum);
 }
 
+/// What bounds each kernel phase of a validation's `calibrated` prediction (`phase:
+/// regime`, once per phase), or `–` where it recorded none (files written before regimes).
+fn regimes(v: &Validation) -> String {
+    use crate::fit::forecast::{Regime, Variant};
+    let mut seen: Vec<String> = Vec::new();
+    for r in v.rows.iter().filter(|r| r.variant == Variant::Calibrated) {
+        let Some(regime) = r.calibrated.as_ref().and_then(|c| c.regime) else {
+            continue;
+        };
+        if matches!(regime, Regime::Transfer | Regime::Host) {
+            continue;
+        }
+        let entry = format!("{}: {regime}", r.phase);
+        if !seen.contains(&entry) {
+            seen.push(entry);
+        }
+    }
+    if seen.is_empty() {
+        "–".into()
+    } else {
+        seen.join(", ")
+    }
+}
+
 fn validations_table(validations: &[(&Entry, &Validation)]) -> Table {
     let mut t = Table::new([
         "file",
@@ -358,6 +382,7 @@ fn validations_table(validations: &[(&Entry, &Validation)]) -> Table {
         "paper max",
         "windowed median",
         "calibrated median",
+        "kernels bound by",
         "check",
     ]);
     let med = |e: Option<&crate::experiments::validate::ErrorSummary>| {
@@ -382,6 +407,7 @@ fn validations_table(validations: &[(&Entry, &Validation)]) -> Table {
             },
             med(v.windowed_total_error.as_ref()),
             med(v.calibrated_total_error.as_ref()),
+            regimes(v),
             v.series.check_state().label().into(),
         ]);
     }
