@@ -141,11 +141,16 @@ pub fn validation_table(v: &crate::experiments::validate::Validation) -> String 
         v.all_error.median,
         v.all_error.max
     );
-    if let Some(w) = &v.windowed_total_error {
-        out.push_str(&format!(
-            "windowed, total: mean {:.1} %, median {:.1} %, max {:.1} %\n",
-            w.mean, w.median, w.max
-        ));
+    for (name, e) in [
+        ("windowed", &v.windowed_total_error),
+        ("calibrated", &v.calibrated_total_error),
+    ] {
+        if let Some(e) = e {
+            out.push_str(&format!(
+                "{name}, total: mean {:.1} %, median {:.1} %, max {:.1} %\n",
+                e.mean, e.median, e.max
+            ));
+        }
     }
     for w in &v.windows {
         out.push_str(&window_report(w));
