@@ -52,6 +52,18 @@ fn one_line(error: &anyhow::Error) -> String {
 /// only its beginning.
 pub(crate) const MAX_LINE: usize = 400;
 
+/// Print an informational line on standard error as every error line is printed: no control
+/// character from a file or folder name reaches the terminal, and a line past [`MAX_LINE`]
+/// characters is cut.
+pub(crate) fn say(line: &str) {
+    eprintln!("{}", clip(&harness::export::table::terminal_safe(line)));
+}
+
+/// [`say`] on standard output.
+pub(crate) fn say_out(line: &str) {
+    println!("{}", clip(&harness::export::table::terminal_safe(line)));
+}
+
 /// `line` cut to [`MAX_LINE`] characters, saying how long it was.
 pub(crate) fn clip(line: &str) -> String {
     let count = line.chars().count();

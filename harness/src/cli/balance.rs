@@ -96,7 +96,7 @@ fn show(d: &Decomposition, json: bool) -> Result<()> {
 fn plot_fig6(hybrid: &Hybrid, dir: Option<&PathBuf>) -> Result<()> {
     if let Some(dir) = dir {
         for p in harness::plot::stepanenko_figure(hybrid, dir)? {
-            eprintln!("wrote {}", p.display());
+            crate::say(&format!("wrote {}", p.display()));
         }
     }
     Ok(())
@@ -150,7 +150,7 @@ fn measured_balance(args: &BalanceArgs) -> Result<()> {
     if let (Some(dir), false) = (&args.plot, measured.runs.is_empty()) {
         let stem = dir.join(format!("{}.balance.sor-{size}", device.info().slug()));
         for p in save_bars(&balance_figure(&measured, size), &stem)? {
-            eprintln!("wrote {}", p.display());
+            crate::say(&format!("wrote {}", p.display()));
         }
     }
     Ok(())

@@ -126,7 +126,7 @@ pub(super) fn calibrate_command(
         println!("{}", calibration.to_json());
     } else {
         print!("{}", views::calibration_summary(&calibration));
-        eprintln!("wrote {}", path.display());
+        crate::say(&format!("wrote {}", path.display()));
     }
     if let (Some(before), Some(before_path)) = (before, compare_with) {
         let rows = compare(&before, &calibration);

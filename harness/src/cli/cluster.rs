@@ -209,7 +209,7 @@ pub fn write_report(stem: &Path, report: &ClusterReport) -> Result<()> {
     let json = with_suffix(stem, "json");
     let (page, data) = (cluster_html(report), serde_json::to_string_pretty(report)?);
     write_together(&[(&html, page.as_bytes()), (&json, data.as_bytes())])?;
-    eprintln!("wrote {} and {}", json.display(), html.display());
+    crate::say(&format!("wrote {} and {}", json.display(), html.display()));
     Ok(())
 }
 
@@ -239,7 +239,7 @@ pub fn compare_cluster_command(args: CompareClusterArgs) -> Result<()> {
             serde_json::to_string_pretty(&c)?,
         );
         write_together(&[(&md, text.as_bytes()), (&json, data.as_bytes())])?;
-        eprintln!("wrote {} and {}", json.display(), md.display());
+        crate::say(&format!("wrote {} and {}", json.display(), md.display()));
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&c)?);

@@ -350,7 +350,7 @@ pub fn validate_maxplus_command(args: ValidateMaxplusArgs) -> Result<()> {
             harness::export::file_name_part(graph.name())
         );
         for p in harness::plot::maxplus_figure::maxplus_figure(&v, &args.plot_dir, &name)? {
-            eprintln!("wrote {}", p.display());
+            crate::say(&format!("wrote {}", p.display()));
         }
     }
     Ok(())

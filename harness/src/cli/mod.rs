@@ -677,6 +677,6 @@ pub(crate) fn write_and_say(
     all.extend_from_slice(formats);
     let written = write_results(stem, &all, result)?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("wrote {}", names.join(", "));
+    crate::say(&format!("wrote {}", names.join(", ")));
     Ok(())
 }

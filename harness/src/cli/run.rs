@@ -37,7 +37,11 @@ fn write_dump(
         serde_json::to_string_pretty(&serde_json::json!({ "buffers": index }))?.as_bytes(),
     )
     .with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {} buffers into {}", buffers.len(), dir.display());
+    crate::say(&format!(
+        "wrote {} buffers into {}",
+        buffers.len(),
+        dir.display()
+    ));
     Ok(())
 }
 
@@ -122,7 +126,7 @@ pub(super) fn run_command(
         };
         write_atomically(path, serde_json::to_string_pretty(&t)?.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote the trace {}", path.display());
+        crate::say(&format!("wrote the trace {}", path.display()));
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);

@@ -145,7 +145,7 @@ pub(super) fn export_extrap(
         Some(out) => {
             write_atomically(out, text.as_bytes())
                 .with_context(|| format!("cannot write {}", out.display()))?;
-            eprintln!("wrote {}", out.display());
+            crate::say(&format!("wrote {}", out.display()));
         }
         None => print!("{text}"),
     }

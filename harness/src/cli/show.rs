@@ -43,7 +43,7 @@ impl Sources {
             );
         }
         for m in &missing {
-            eprintln!("note: {m} does not exist; left out");
+            crate::say(&format!("note: {m} does not exist; left out"));
         }
         let present: Vec<PathBuf> = self.from.iter().filter(|d| d.exists()).cloned().collect();
         let mut catalog = Catalog::scan(&present);
@@ -51,10 +51,7 @@ impl Sources {
             catalog = catalog.restrict(device).map_err(anyhow::Error::msg)?;
         }
         for s in &catalog.skipped {
-            eprintln!(
-                "{}",
-                crate::clip(&format!("skipped {}: {}", s.path.display(), s.reason))
-            );
+            crate::say(&format!("skipped {}: {}", s.path.display(), s.reason));
         }
         Ok(catalog)
     }
@@ -85,7 +82,7 @@ pub fn figures_command(args: FiguresArgs) -> Result<()> {
     let catalog = args.sources.catalog()?;
     let (planned, notes) = plan(&catalog);
     for n in &notes {
-        eprintln!("{}", crate::clip(&format!("note: {n}")));
+        crate::say(&format!("note: {n}"));
     }
     check_output_dir(&args.out)?;
     eprintln!("drawing {} figures …", planned.len());
@@ -105,20 +102,17 @@ pub fn figures_command(args: FiguresArgs) -> Result<()> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!(
-                    "{}",
-                    crate::clip(&format!("note: no figure {}: {e}", p.stem.display()))
-                );
+                crate::say(&format!("note: no figure {}: {e}", p.stem.display()));
             }
         }
     }
-    println!(
+    crate::say_out(&format!(
         "wrote {written} figures (SVG, PNG and CSV each) under {}; {} file(s) skipped, {} \
          figure(s) left out",
         args.out.display(),
         catalog.skipped.len(),
         notes.len() + failed
-    );
+    ));
     Ok(())
 }
 
@@ -140,7 +134,7 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "html"))
     {
-        println!("wrote {}", p.display());
+        crate::say_out(&format!("wrote {}", p.display()));
     }
     println!(
         "{} page(s) with {} figures, and each page's tables as .md and .tex beside it",

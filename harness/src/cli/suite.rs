@@ -151,7 +151,7 @@ fn finish(device: DeviceInfo, done: &[(SuiteCase, Validation)], dir: &Path) -> R
         &suite,
     )?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("wrote {}", names.join(", "));
+    crate::say(&format!("wrote {}", names.join(", ")));
     println!("{}", suite.wide_table().render());
     println!("{}", suite.summary_table().render());
     println!("* the 95 % prediction interval misses the measured value");

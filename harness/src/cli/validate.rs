@@ -70,7 +70,7 @@ pub(super) fn validate_command(
     files.extend(render_results(&stem, &[Format::Csv], &v)?);
     let written = write_rendered(&files)?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("wrote {}", names.join(", "));
+    crate::say(&format!("wrote {}", names.join(", ")));
     // The figures before the table: a reader that closes standard output early (`| head`)
     // ends the process at the print, and must not cost the figures.
     validation_figures(&v, plot_dir, &stem)?;
@@ -107,7 +107,7 @@ fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::P
         files.iter().map(|(p, b)| (p.as_path(), *b)).collect();
     harness::export::write_together(&unit)?;
     for (p, _) in &files {
-        eprintln!("wrote {}", p.display());
+        crate::say(&format!("wrote {}", p.display()));
     }
     Ok(())
 }
@@ -115,6 +115,10 @@ fn validation_figures(v: &Validation, dir: &std::path::Path, stem: &std::path::P
 /// `harness plot-validations`.
 pub(super) fn plot_validations(files: &[PathBuf], dir: &std::path::Path, name: &str) -> Result<()> {
     use harness::plot::fractal_figures::{error_bars_figure, parity_figure};
+    // The figures' stem is a name inside --plot-dir, never a path out of it.
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
+        bail!("--name {name:?} is not a file name: give a name without folders (the figures go into --plot-dir)");
+    }
     let validations = files
         .iter()
         .map(|f| Validation::load(f))
@@ -129,7 +133,7 @@ pub(super) fn plot_validations(files: &[PathBuf], dir: &std::path::Path, name: &
         &format!("{name}.errors"),
     )?);
     for p in written {
-        eprintln!("wrote {}", p.display());
+        crate::say(&format!("wrote {}", p.display()));
     }
     Ok(())
 }
