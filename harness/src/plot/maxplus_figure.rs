@@ -36,6 +36,21 @@ pub fn maxplus_plot(
             message: "no measured size to plot".into(),
         });
     };
+    let models = first.predictions.len();
+    if let Some(r) = rows
+        .iter()
+        .find(|r| r.predictions.len() != models || r.abs_percent_errors.len() != models)
+    {
+        return Err(PlotError::Data {
+            figure: graph.to_string(),
+            message: format!(
+                "N = {} has {} predictions and {} errors where the first size has {models} of each",
+                r.size,
+                r.predictions.len(),
+                r.abs_percent_errors.len()
+            ),
+        });
+    }
     let mut main = Vec::new();
     let mut lower = Vec::new();
     for (i, p) in first.predictions.iter().enumerate() {
