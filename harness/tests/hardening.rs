@@ -741,3 +741,66 @@ fn a_usage_error_puts_no_control_character_on_the_terminal() {
         );
     }
 }
+
+#[test]
+fn a_figure_name_cannot_lead_out_of_the_plot_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("a/b");
+    std::fs::create_dir_all(&inner).unwrap();
+    let validation = fixture("spec-suite")
+        .join("opencl-pthread-skylake-avx512-amd-epyc.validate.saxpy.16384-262144-to-1048576.json");
+    for name in ["../../escaped", "/tmp/escaped", "..", ""] {
+        let out = run(harness()
+            .current_dir(&inner)
+            .args(["plot-validations"])
+            .arg(&validation)
+            .args(["--plot-dir", "pl", "--name", name]));
+        assert_eq!(out.status.code(), Some(2), "{name:?}");
+        assert!(one_error_line(&out).contains("--name"), "{name:?}");
+    }
+    assert!(
+        files_under(dir.path()).is_empty(),
+        "{:?}",
+        files_under(dir.path())
+    );
+}
+
+#[test]
+fn a_written_files_name_puts_no_control_character_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(harness()
+        .current_dir(dir.path())
+        .arg("export-extrap")
+        .arg(fixture("series-sor-reordered.json"))
+        .args(["-o", "out\x1b[31m"]));
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("wrote out?[31m"), "{stderr:?}");
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+}
+
+#[test]
+fn a_max_plus_file_whose_rows_disagree_is_no_figure_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("stored/host-amd-epyc.maxplus.triad.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let errors = v["rows"][0]["abs_percent_errors"].as_array_mut().unwrap();
+    errors.pop();
+    let file = dir.path().join("host-amd-epyc.maxplus.triad.json");
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let out = run(harness()
+        .current_dir(dir.path())
+        .args(["figures", "--from"])
+        .arg(&file)
+        .args(["--out", "f"]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(2),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("errors where the first size has"),
+        "{stderr}"
+    );
+}
