@@ -28,6 +28,9 @@ fn main() {
             2
         }
     };
+    if cli::was_interrupted() {
+        harness::export::end_now(code);
+    }
     std::process::exit(code);
 }
 

@@ -46,3 +46,10 @@ pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
     state.watched.store(true, Ordering::SeqCst);
     state.flag.clone()
 }
+
+/// Whether a Ctrl-C, SIGTERM or SIGHUP arrived while the command ran: the process then ends
+/// without the C library's exit handlers ([`harness::export::end_now`]), as the device
+/// runtime's threads may still be at work.
+pub(crate) fn was_interrupted() -> bool {
+    state().flag.load(Ordering::SeqCst)
+}

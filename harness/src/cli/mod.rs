@@ -34,7 +34,7 @@ use harness::experiments::series::{Checks, RepeatPlan};
 use harness::export::{write_results, Exportable, Format};
 use harness::workloads::registry::lookup_with;
 use harness::workloads::Layout;
-pub(crate) use interrupt::interrupt_flag;
+pub(crate) use interrupt::{interrupt_flag, was_interrupted};
 use predict::predict_command;
 use run::run_command;
 use series::{export_extrap, series_command};

@@ -427,7 +427,21 @@ pub fn exit_removing_temporaries(code: i32) -> ! {
         let _ = std::fs::remove_file(tmp);
     }
     // The guard is never dropped: other threads wait on it until the process ends.
-    std::process::exit(code)
+    end_now(code)
+}
+
+/// End the process with `code` at once, after flushing standard output and error, without
+/// running the C library's exit handlers and C++ static destructors: a run interrupted while
+/// a device runtime's threads are still at work (PoCL compiling a kernel) would otherwise
+/// tear the runtime down under them (SIGSEGV, or "pure virtual method called" and SIGABRT,
+/// in the CLI fuzzer's signal cases). Nothing of the harness's own needs those handlers:
+/// its files are written and renamed, or removed, before this is called.
+pub fn end_now(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process at once; it is async-signal-safe and takes no pointer.
+    unsafe { libc::_exit(code) }
 }
 
 /// Sweep `dir` the first time this process writes into it.

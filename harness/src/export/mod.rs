@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub use file::{
-    check_writable, create_folders, exit_removing_temporaries, file_name_part, keep_on_interrupt,
-    remove_empty_folders, remove_on_interrupt, sweep_stale_temporaries, with_suffix,
-    write_atomically, write_together, WriteError,
+    check_writable, create_folders, end_now, exit_removing_temporaries, file_name_part,
+    keep_on_interrupt, remove_empty_folders, remove_on_interrupt, sweep_stale_temporaries,
+    with_suffix, write_atomically, write_together, WriteError,
 };
 pub use input::{read_input, read_input_text, MAX_READ_BYTES};
 pub use json::read_json;
