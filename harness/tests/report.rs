@@ -323,19 +323,27 @@ fn check_page(page: &Path) {
     assert!(console.is_empty(), "{}: {console:?}", page.display());
 }
 
-#[test]
-fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
-    let calibrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/one-thread");
+/// `harness report` over the fixtures in `dir` into a temporary folder (kept while the
+/// first value lives), and a reader of its device page for a slug.
+fn report_pages(dir: PathBuf) -> (tempfile::TempDir, impl Fn(&str) -> String) {
     let out = tempfile::tempdir().unwrap();
     let o = harness()
         .arg("report")
-        .args(from_args(&[calibrations]))
+        .args(from_args(&[dir]))
         .args(["--out", out.path().to_str().unwrap()])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let folder = out.path().to_path_buf();
     let page =
-        |slug: &str| std::fs::read_to_string(out.path().join(format!("{slug}.html"))).unwrap();
+        move |slug: &str| std::fs::read_to_string(folder.join(format!("{slug}.html"))).unwrap();
+    (out, page)
+}
+
+#[test]
+fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
+    let calibrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/one-thread");
+    let (_out, page) = report_pages(calibrations);
     let host = page("host-intel-r-xeon-r-processor");
     assert!(host.contains("Streaming bandwidth per level on one thread"));
     assert!(host.contains("strided read on one thread: Δt"));
@@ -346,16 +354,7 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
 #[test]
 fn a_validations_row_says_what_bounds_its_kernels() {
     let ports = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ports");
-    let out = tempfile::tempdir().unwrap();
-    let o = harness()
-        .arg("report")
-        .args(from_args(&[ports]))
-        .args(["--out", out.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let page =
-        |slug: &str| std::fs::read_to_string(out.path().join(format!("{slug}.html"))).unwrap();
+    let (_out, page) = report_pages(ports);
     // Validations written with regimes show them; older ones say nothing was recorded.
     let newer = page("opencl-pthread-skylake-avx512-amd-epyc");
     assert!(newer.contains("kernels bound by"));
