@@ -49,6 +49,63 @@ pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterCompar
         .collect()
 }
 
+/// A clock that moved by more than this fraction between two calibrations is flagged: a
+/// boost clock wanders by a few per cent between runs of one card, while a power cap, a
+/// clock lock or a throttled card moves it by tens of per cent, and every rate and every
+/// time in cycles moves with it.
+pub const CLOCK_CHANGE: f64 = 0.05;
+
+/// What the two calibrations ran under, where it differs: the clock (measured on the device
+/// where it could be, else the reported maximum), the driver, the harness that measured, the
+/// sampling plan. Each line says what changed and why it matters; none means the conditions
+/// match as far as the files say.
+pub fn changed_conditions(before: &Calibration, after: &Calibration) -> Vec<String> {
+    let mut notes = Vec::new();
+    let (b, a) = (&before.read_latency, &after.read_latency);
+    if let (Some(bc), Some(ac)) = (b.clock_mhz, a.clock_mhz) {
+        if bc > 0.0 && ((ac - bc) / bc).abs() > CLOCK_CHANGE {
+            notes.push(format!(
+                "the clock differs: {bc:.0} MHz before ({}), {ac:.0} MHz now ({}), {:+.0} %; \
+                 rates and times in cycles move with it",
+                clock_kind(&b.clock_source),
+                clock_kind(&a.clock_source),
+                (ac / bc - 1.0) * 100.0
+            ));
+        }
+    }
+    if before.device.driver != after.device.driver {
+        notes.push(format!(
+            "the driver differs: {} before, {} now",
+            before.device.driver, after.device.driver
+        ));
+    }
+    let (bp, ap) = (&before.provenance, &after.provenance);
+    if bp.harness_version != ap.harness_version || bp.git_commit != ap.git_commit {
+        notes.push(format!(
+            "measured by another harness: {} ({}) before, {} ({}) now",
+            bp.harness_version, bp.git_commit, ap.harness_version, ap.git_commit
+        ));
+    }
+    if bp.quick != ap.quick {
+        let plan = |q: bool| if q { "--quick" } else { "the full plan" };
+        notes.push(format!(
+            "sampled differently: {} before, {} now (quick intervals are wider)",
+            plan(bp.quick),
+            plan(ap.quick)
+        ));
+    }
+    notes
+}
+
+/// `measured` or `reported maximum`, from a clock source's description.
+fn clock_kind(source: &str) -> &'static str {
+    if source.starts_with("measured") {
+        "measured"
+    } else {
+        "reported maximum"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +152,33 @@ mod tests {
         assert!(tau(&compare(&before, &after)));
         after.parameters.op_time.ci95 = after.parameters.op_time.ci95.map(|v| v + 2.0 * width);
         assert!(!tau(&compare(&before, &after)));
+    }
+
+    #[test]
+    fn a_moved_clock_a_new_driver_and_another_harness_are_flagged() {
+        let before = test_fixture();
+        assert!(changed_conditions(&before, &before).is_empty());
+        let mut after = test_fixture();
+        let clock = before
+            .read_latency
+            .clock_mhz
+            .expect("the fixture has a clock");
+        // A boost clock's wander is not flagged; a cap of a fifth is.
+        after.read_latency.clock_mhz = Some(clock * (1.0 + CLOCK_CHANGE / 2.0));
+        assert!(changed_conditions(&before, &after).is_empty());
+        after.read_latency.clock_mhz = Some(clock * 0.8);
+        after.device.driver = format!("{}-new", before.device.driver);
+        after.provenance.git_commit = "0123456789ab".into();
+        after.provenance.quick = !before.provenance.quick;
+        let notes = changed_conditions(&before, &after);
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(
+            notes[0].starts_with("the clock differs") && notes[0].contains("-20 %"),
+            "{}",
+            notes[0]
+        );
+        assert!(notes[1].contains("-new now"), "{}", notes[1]);
+        assert!(notes[2].contains("0123456789ab"), "{}", notes[2]);
+        assert!(notes[3].contains("--quick"), "{}", notes[3]);
     }
 }

@@ -9,7 +9,10 @@ use harness::backend::{discover, select, DeviceSelector};
 use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions};
 use harness::bench::{BenchContext, SamplingPlan};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
-use harness::calibration::{compare::compare, default_path, Calibration};
+use harness::calibration::{
+    compare::{changed_conditions, compare},
+    default_path, Calibration,
+};
 use harness::report::views;
 
 use super::{check_output_dir, interrupt_flag, pick_device, print_notes};
@@ -136,6 +139,7 @@ pub(super) fn calibrate_command(
         } else {
             print!("\n{table}");
         }
+        say_conditions(&before, &calibration);
     }
     Ok(())
 }
@@ -184,6 +188,7 @@ pub(super) fn compare_command(
         );
     }
     let rows = compare(&b, &a);
+    say_conditions(&b, &a);
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
@@ -200,4 +205,12 @@ pub(super) fn compare_command(
         bail!("no parameters to compare");
     }
     Ok(())
+}
+
+/// A note on standard error for each condition the two calibrations ran under that differs
+/// (clock, driver, harness, sampling plan): a ratio in the table may be that, not the device.
+fn say_conditions(before: &Calibration, after: &Calibration) {
+    for note in changed_conditions(before, after) {
+        crate::say(&format!("note: {note}"));
+    }
 }
