@@ -17,7 +17,8 @@
 //! by [`crate::backend::host_planes::relax_plane`], the host twin of the workloads' planes, in both
 //! orders. A sample is [`GROUPS`] groups of planes spread evenly over the sweep, each
 //! [`WARM_PLANES`] planes untimed (the lines the next planes reuse come in) and then
-//! [`TIMED_PLANES`] timed; the rate is 8 bytes per point timed (each point's value read and
+//! [`TIMED_PLANES`] timed (a sample sums the groups, so its cap on samples is the plan's over
+//! [`GROUPS`]: `BenchContext::measure_summed`); the rate is 8 bytes per point timed (each point's value read and
 //! written back) over the median sample. Sampled so, the VM above gave 8.1–8.5 and 11.5–12.0
 //! ns per point at N = 636 (ascending, descending) where whole sweeps gave 8.0 and 12.3
 //! (2026-11-28); with two warm planes, 12–13 ascending. W's rate is the median of three
@@ -185,7 +186,12 @@ pub fn measure_hyperplanes(
         let mut rates = [Vec::new(), Vec::new()];
         let mut sides = Vec::with_capacity(SIDE_STEPS.len());
         let mut outliers = 0;
-        for n in cube_sides(bytes) {
+        let measured_sides = if ctx.quick {
+            vec![cube_side_for(bytes)]
+        } else {
+            cube_sides(bytes)
+        };
+        for n in measured_sides {
             sides.push(n);
             let cube = checked_cube(ctx, n)?;
             for (slot, order) in [PlaneOrder::Ascending, PlaneOrder::Descending]
@@ -236,7 +242,7 @@ fn measure_cube(
     let groups = plane_groups(n, order);
     let timed = timed_points(n, order);
     let name = sample_key(n, order);
-    let m = ctx.measure(&name, || {
+    let m = ctx.measure_summed(&name, GROUPS, || {
         let mut seconds = 0.0;
         for (warm, timed) in &groups {
             for &h in warm {
@@ -396,7 +402,9 @@ mod tests {
     #[test]
     fn the_host_sweep_measures_both_orders_checks_each_cube_and_keeps_three_sides() {
         let device = crate::backend::host::HostDevice::new();
-        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+        // The quick plan's samples, the full calibration's sides (`--quick` measures the
+        // middle one alone).
+        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), false)
             .expect("the host compiles the microbenchmarks");
         let sweep =
             measure_hyperplanes(&mut ctx, &[1 << 20, 64 << 10]).expect("measured, verified");
@@ -418,5 +426,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_quick_sweep_measures_the_middle_cube_alone() {
+        let device = crate::backend::host::HostDevice::new();
+        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+            .expect("the host compiles the microbenchmarks");
+        let sweep = measure_hyperplanes(&mut ctx, &[64 << 10]).expect("measured, verified");
+        assert_eq!(sweep.points[0].sides, [sweep.points[0].side]);
     }
 }

@@ -158,6 +158,25 @@ impl<'d> BenchContext<'d> {
         sampling::measure(&self.plan, name, run)
     }
 
+    /// [`Self::measure`] for a quantity whose every sample already sums `parts` independent
+    /// timings (the hyperplane walk's groups of planes): its cap on samples is the plan's
+    /// divided by `parts` (at least the plan's minimum), so that it times as many parts as
+    /// the plan's cap would take single timings. Such a sample varies less than one timing,
+    /// and where it still misses the target, more of them cost `parts` launches each.
+    pub fn measure_summed(
+        &self,
+        name: &str,
+        parts: usize,
+        run: impl FnMut() -> Result<f64, BenchError>,
+    ) -> Result<Measured, BenchError> {
+        self.progress.set_message(name.to_string());
+        let plan = SamplingPlan {
+            max_runs: (self.plan.max_runs / parts.max(1)).max(self.plan.min_runs),
+            ..self.plan.clone()
+        };
+        sampling::measure(&plan, name, run)
+    }
+
     /// Measure several quantities in rounds ([`sampling::measure_in_rounds`]); `run(i)`
     /// takes one sample of `names[i]`.
     pub fn measure_in_rounds(

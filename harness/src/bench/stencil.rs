@@ -106,8 +106,29 @@ fn bytes_per_launch(n: usize) -> f64 {
 /// there), so each working set's rate is the median of three sides' (bytes ×0.92, ×1, ×1.08).
 pub const SIDE_STEPS: [f64; 3] = [0.92, 1.0, 1.08];
 
+/// The sides' steps a sweep measures: [`SIDE_STEPS`], or with `--quick` the middle side
+/// alone (a first look: a third of the grids, each working set's rate from one side, which
+/// may sit on a power of two).
+pub fn side_steps(quick: bool) -> &'static [f64] {
+    if quick {
+        &SIDE_STEPS[1..2]
+    } else {
+        &SIDE_STEPS
+    }
+}
+
+/// The working sets of the stencil and hyperplane sweeps: [`stencil_sizes`], or with
+/// `--quick` the streaming sweep's `sizes` alone.
+pub fn shaped_sizes(sizes: &[usize], quick: bool) -> Vec<usize> {
+    if quick {
+        sizes.to_vec()
+    } else {
+        stencil_sizes(sizes)
+    }
+}
+
 /// Measure the row stencil at every working set of `sizes` (three grids each,
-/// [`SIDE_STEPS`]), verify each grid, and return the points in ascending order.
+/// [`SIDE_STEPS`]; one with `--quick`), verify each grid, and return the points in ascending order.
 pub fn measure_stencil(
     ctx: &mut BenchContext<'_>,
     sizes: &[usize],
@@ -120,7 +141,7 @@ pub fn measure_stencil(
         let mut rates = Vec::with_capacity(SIDE_STEPS.len());
         let mut sides = Vec::with_capacity(SIDE_STEPS.len());
         let mut outliers = 0;
-        for step in SIDE_STEPS {
+        for &step in side_steps(ctx.quick) {
             let n = side_for((bytes as f64 * step).round() as usize);
             if sides.contains(&n) {
                 continue;
@@ -259,7 +280,8 @@ mod tests {
     #[test]
     fn the_host_sweep_updates_in_place_checks_each_grid_and_keeps_three_sides() {
         let device = crate::backend::host::HostDevice::new();
-        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+        // The quick plan's samples, the full calibration's sides.
+        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), false)
             .expect("the host compiles the microbenchmarks");
         let sweep = measure_stencil(&mut ctx, &[64 << 10, 16 << 10]).expect("measured, verified");
         assert_eq!(sweep.points.len(), 2);
@@ -279,6 +301,19 @@ mod tests {
                     .contains_key(&format!("stencil_s/{}", 4 * n * n)));
             }
         }
+    }
+
+    #[test]
+    fn a_quick_sweep_measures_the_middle_side_at_the_streaming_sizes_alone() {
+        let device = crate::backend::host::HostDevice::new();
+        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+            .expect("the host compiles the microbenchmarks");
+        let sweep = measure_stencil(&mut ctx, &[64 << 10]).expect("measured, verified");
+        assert_eq!(sweep.points[0].sides, [sweep.points[0].side]);
+        let streaming = [4 << 20, 8 << 20, 16 << 20];
+        assert_eq!(shaped_sizes(&streaming, true), streaming);
+        assert_eq!(shaped_sizes(&streaming, false), stencil_sizes(&streaming));
+        assert_eq!(side_steps(false), SIDE_STEPS);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::bench::latency::{
     levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
 };
 use crate::bench::ops::measure_ops;
-use crate::bench::stencil::{measure_stencil, stencil_sizes};
+use crate::bench::stencil::{measure_stencil, shaped_sizes};
 use crate::bench::transfer::{launch_overhead, transfers};
 use crate::bench::transpose::{measure_transposes, TransposeShape};
 use crate::bench::{BenchContext, BenchError, SamplingPlan};
@@ -98,10 +98,8 @@ pub fn calibrate(
     let write = write_latency_at(&mut ctx, memory_ws)?;
     stages.lap("write latency");
     let mut gaps = Vec::new();
-    for pattern in Pattern::ALL {
-        for direction in [Direction::Read, Direction::Write] {
-            gaps.push(measure_gap(&mut ctx, pattern, direction)?);
-        }
+    for (pattern, direction) in gap_sweeps(options.quick) {
+        gaps.push(measure_gap(&mut ctx, pattern, direction)?);
     }
     stages.lap("serialization sweeps");
     let ops = measure_ops(&mut ctx)?;
@@ -124,7 +122,8 @@ pub fn calibrate(
     let hyperplanes = if info.backend == BackendKind::Host {
         None
     } else {
-        let swept = measure_hyperplanes(&mut ctx, &stencil_sizes(&streaming_sizes))?;
+        let sizes = shaped_sizes(&streaming_sizes, ctx.quick);
+        let swept = measure_hyperplanes(&mut ctx, &sizes)?;
         stages.lap("hyperplane sweep");
         Some(swept)
     };
@@ -247,9 +246,9 @@ fn one_thread(
         )?;
         let strided_read = measure_gap(ctx, Pattern::Strided, Direction::Read)?;
         stages.lap("one thread's streaming and strided sweeps");
-        let stencil = measure_stencil(ctx, &stencil_sizes(sizes))?;
+        let stencil = measure_stencil(ctx, &shaped_sizes(sizes, ctx.quick))?;
         stages.lap("one thread's stencil sweep");
-        let hyperplanes = measure_hyperplanes(ctx, &stencil_sizes(sizes))?;
+        let hyperplanes = measure_hyperplanes(ctx, &shaped_sizes(sizes, ctx.quick))?;
         stages.lap("one thread's hyperplane sweep");
         Ok(OneThread {
             bandwidth,
@@ -315,10 +314,23 @@ fn clock_reading(
     }
 }
 
+/// The serialization sweeps a calibration runs: every pattern in both directions, or with
+/// `--quick` those a model reads alone (the coalesced read and write give Δt, ΔT and n, the
+/// strided read the line rate); the random and strided-write sweeps are only drawn.
+fn gap_sweeps(quick: bool) -> Vec<(Pattern, Direction)> {
+    Pattern::ALL
+        .into_iter()
+        .flat_map(|p| [(p, Direction::Read), (p, Direction::Write)])
+        .filter(|&(p, d)| {
+            !quick || p == Pattern::Coalesced || (p == Pattern::Strided && d == Direction::Read)
+        })
+        .collect()
+}
+
 fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -> u64 {
-    let gap_points: usize = Pattern::ALL
+    let gap_points: usize = gap_sweeps(ctx.quick)
         .iter()
-        .map(|&p| 2 * crate::bench::gaps::executor_counts(ctx, p).len())
+        .map(|&(p, _)| crate::bench::gaps::executor_counts(ctx, p).len())
         .sum();
     let transfers =
         2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
@@ -440,6 +452,19 @@ fn sysfs_caches(dir: &std::path::Path) -> Vec<ReportedCache> {
 mod tests {
     use super::*;
     use crate::backend::host::HostDevice;
+
+    #[test]
+    fn a_quick_calibration_runs_the_serialization_sweeps_a_model_reads() {
+        assert_eq!(gap_sweeps(false).len(), 2 * Pattern::ALL.len());
+        assert_eq!(
+            gap_sweeps(true),
+            [
+                (Pattern::Coalesced, Direction::Read),
+                (Pattern::Coalesced, Direction::Write),
+                (Pattern::Strided, Direction::Read),
+            ]
+        );
+    }
 
     #[test]
     fn the_host_calibration_measures_one_threads_rates_too() {
