@@ -129,7 +129,7 @@ fn broken_specs_name_the_field_and_line() {
     assert!(m.contains("line"), "{m}");
     let m = broken(
         "kernel = \"saxpy\"\n",
-        "kernel = \"saxpy\"\naccess = \"gather\"\n",
+        "kernel = \"saxpy\"\naccess = \"scatter\"\n",
     );
     assert!(
         m.contains("launches[0].access") && m.contains("stream, strided, transpose"),

@@ -113,6 +113,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_triad", host_bw_triad),
     ("bw_transpose", host_bw_transpose),
     ("bw_gather", host_bw_gather),
+    ("bw_gather_index", host_bw_gather_index),
     ("bw_stencil", host_bw_stencil),
     ("bw_plane", host_bw_plane),
     ("bs_copy", host_bs_copy),
@@ -455,6 +456,20 @@ fn host_bw_gather(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         for (j, d) in row.iter_mut().enumerate() {
             *d = src[j * n + i] + p;
         }
+    }
+    Ok(())
+}
+
+/// The gathering read at random indices on the launching thread alone, as the transposing
+/// sweeps' twins run: written in order, each element read where its index says.
+fn host_bw_gather_index(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let n = a.u32(3)? as usize;
+    let p = a.f32(4)?;
+    let src = a.first::<f32>(0, n)?;
+    let idx = a.first::<u32>(1, n)?;
+    let dst = a.first_mut::<f32>(2, n)?;
+    for (d, &i) in dst.iter_mut().zip(idx) {
+        *d = src.get(i as usize).ok_or("an index past the array")? + p;
     }
     Ok(())
 }

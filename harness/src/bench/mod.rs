@@ -7,6 +7,7 @@
 pub mod babelstream;
 pub mod bandwidth;
 pub mod gaps;
+pub mod gather;
 pub mod hyperplane;
 pub mod kernels;
 pub mod latency;

@@ -16,6 +16,7 @@ use crate::bench::bandwidth::{
     StreamKernel,
 };
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
+use crate::bench::gather::measure_gathers;
 use crate::bench::hyperplane::measure_hyperplanes;
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
@@ -118,6 +119,8 @@ pub fn calibrate(
     stages.lap("transposing sweep");
     let gathers = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
     stages.lap("gathering sweep");
+    let random_gathers = measure_gathers(&mut ctx, &streaming_sizes)?;
+    stages.lap("random gather sweep");
     // The host's workloads walk their planes on one thread: its sweep is one thread's.
     let hyperplanes = if info.backend == BackendKind::Host {
         None
@@ -219,6 +222,7 @@ pub fn calibrate(
         one_thread,
         transposes: Some(transposes),
         gathers: Some(gathers),
+        random_gathers: Some(random_gathers),
         hyperplanes,
         sampling: plan,
         seeds: ctx.seeds,
@@ -336,7 +340,9 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
         2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
     let streaming = bandwidth_sizes(reach).len();
     let bandwidth = StreamKernel::ALL.len() * streaming;
-    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + streaming + 1) as u64
+    // The streaming sweep's working sets once more for each of the transposing, gathering
+    // and random gather sweeps.
+    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + 3 * streaming + 1) as u64
 }
 
 fn gap_parameter(g: &GapFit) -> Estimate {

@@ -23,6 +23,7 @@ use crate::backend::DeviceInfo;
 use crate::bench::babelstream::BabelStream;
 use crate::bench::bandwidth::BandwidthSweep;
 use crate::bench::gaps::GapFit;
+use crate::bench::gather::GatherSweep;
 use crate::bench::hyperplane::HyperplaneSweep;
 use crate::bench::latency::{LatencyLevel, LatencyPoint};
 use crate::bench::ops::OpTimes;
@@ -244,6 +245,12 @@ pub struct Calibration {
     /// sweep"). `None` in files before 2026-11-27's second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gathers: Option<TransposeSweep>,
+    /// The gather pattern's sweep: reads at random indices (`b[x] = a[idx[x]] + p`, one
+    /// thread's on the host), by which a prediction moves a launch a spec declares
+    /// `access = "gather"` between memory levels (docs/models.md §2.4, "Access patterns").
+    /// `None` in files before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_gathers: Option<GatherSweep>,
     /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels
     /// run ([`OneThread::hyperplanes`] is the host's, whose workloads walk their planes on
     /// one thread): by it a prediction moves those kernels between working sets

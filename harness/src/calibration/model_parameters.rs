@@ -283,6 +283,15 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
+        random_gathers: calibration
+            .random_gathers
+            .as_ref()
+            .map_or_else(Vec::new, |g| {
+                g.points
+                    .iter()
+                    .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+                    .collect()
+            }),
         hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
         flop_rate: Some(2.0 * calibration.ops.fma_ops_per_second)
             .filter(|r| r.is_finite() && *r > 0.0),

@@ -156,6 +156,25 @@ pub fn bandwidth_figure(c: &Calibration) -> Option<Result<Figure, PlotError>> {
             series.push(points);
         }
     }
+    // The random gather sweep (the `gather` pattern), points only.
+    if let Some(g) = c.random_gathers.as_ref() {
+        let label = if g.one_thread {
+            "random gather, one thread"
+        } else {
+            "random gather"
+        };
+        let points = Series::measured(
+            label.to_string(),
+            Mark::Points,
+            g.points.iter().filter(|p| p.gbps > 0.0).map(|p| {
+                let x = p.working_set_bytes as f64 / 1024.0;
+                (x, p.gbps, p.ci95_gbps[0], p.ci95_gbps[1])
+            }),
+        );
+        if !points.points.is_empty() {
+            series.push(points);
+        }
+    }
     // The row-stencil sweep on one thread (docs/models.md §2.4), points only.
     if let Some(s) = c.one_thread.as_ref().and_then(|o| o.stencil.as_ref()) {
         let points = Series::measured(

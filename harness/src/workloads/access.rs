@@ -4,8 +4,9 @@
 //! memory levels (docs/models.md §2.4, "What the calibration supplies"). A phase that
 //! declares nothing is taken as streaming; for a spec's launches the prediction's notes say so.
 
-/// A launch's access pattern, from the least to the most particular: each pattern is also
-/// the ones before it (a transpose is strided), as the built-in workloads declare theirs.
+/// A launch's access pattern, from the least to the most particular: each pattern past
+/// `Stream` moves by the line rate where the calibration has no sweep of its own, and a
+/// transpose-read by the transposing sweep where it has no gathering one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
     /// Neighbouring work items touch neighbouring elements; every element once: the
@@ -21,11 +22,18 @@ pub enum Access {
     /// A transpose that reads a stride apart and writes in order: the calibration's gathering
     /// sweep where it has one, else the transposing sweep, else the line rate.
     TransposeRead,
+    /// Reads at indices another array holds, spread over most of the working set (a hash or
+    /// tree probe): a line per read wherever it lies, so the calibration's random gather
+    /// sweep at the launch's working set where it has one, else the line rate. A small
+    /// gathered array inside a large streamed one (a sparse product's `x`) stays in cache
+    /// and moves better as streaming.
+    Gather,
 }
 
 impl Access {
     /// The names a spec writes, in the order of [`Access`].
-    pub const NAMES: [&'static str; 4] = ["stream", "strided", "transpose", "transpose-read"];
+    pub const NAMES: [&'static str; 5] =
+        ["stream", "strided", "transpose", "transpose-read", "gather"];
 
     /// The pattern a spec names, or `None` for a name that is not one.
     pub fn parse(name: &str) -> Option<Access> {
@@ -34,6 +42,7 @@ impl Access {
             "strided" => Some(Access::Strided),
             "transpose" => Some(Access::Transpose),
             "transpose-read" => Some(Access::TransposeRead),
+            "gather" => Some(Access::Gather),
             _ => None,
         }
     }
@@ -50,7 +59,7 @@ mod tests {
             .map(|n| Access::parse(n).unwrap())
             .collect();
         assert!(parsed.windows(2).all(|w| w[0] < w[1]), "{parsed:?}");
-        assert_eq!(Access::parse("gather"), None);
+        assert_eq!(Access::parse("scatter"), None);
         assert_eq!(Access::parse("Stream"), None);
     }
 }

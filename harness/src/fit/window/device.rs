@@ -40,6 +40,9 @@ pub struct DeviceFacts {
     /// on the host): working set, bytes, and bytes per second (8 per element); empty where
     /// not measured.
     pub gathers: Vec<(u64, f64)>,
+    /// The random gather sweep's points (reads at random indices, one thread's on the host):
+    /// working set, bytes, and bytes per second (12 per element); empty where not measured.
+    pub random_gathers: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -193,6 +196,7 @@ impl Default for DeviceFacts {
             lines: Vec::new(),
             transposes: Vec::new(),
             gathers: Vec::new(),
+            random_gathers: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
             one_thread: None,
@@ -287,6 +291,13 @@ impl DeviceFacts {
     /// `None` without one.
     pub fn gather_rate(&self, bytes: u64) -> Option<f64> {
         envelope_rate(&self.gathers, bytes)
+    }
+
+    /// The rate reads at random indices sustain with a working set of `bytes`, bytes per
+    /// second: [`Self::streaming_rate`]'s rule over the random gather sweep
+    /// ([`Self::random_gathers`]); `None` without one.
+    pub fn random_gather_rate(&self, bytes: u64) -> Option<f64> {
+        envelope_rate(&self.random_gathers, bytes)
     }
 
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'

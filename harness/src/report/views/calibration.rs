@@ -136,6 +136,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
             out.push_str(&line);
         }
     }
+    if let Some(line) = random_gathers_line(c) {
+        out.push_str(&line);
+    }
     if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
             "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
@@ -186,16 +189,53 @@ fn bandwidth_tables(c: &Calibration) -> String {
 /// A transposing sweep's median rate within each level of the streaming table, one line;
 /// `None` where the calibration has no streaming table.
 fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
+    let what = format!(
+        "{}, 8 bytes per element{}",
+        sweep.shape.describe(),
+        if sweep.one_thread {
+            ", on one thread"
+        } else {
+            ""
+        }
+    );
+    let points: Vec<(usize, f64)> = sweep
+        .points
+        .iter()
+        .map(|p| (p.working_set_bytes, p.gbps))
+        .collect();
+    per_level_line(c, &what, &points)
+}
+
+/// The random gather sweep's median per streaming level, on one line.
+fn random_gathers_line(c: &Calibration) -> Option<String> {
+    let sweep = c.random_gathers.as_ref()?;
+    let what = format!(
+        "random gather (b[x] = a[idx[x]] + p, the `gather` pattern), 12 bytes per element{}",
+        if sweep.one_thread {
+            ", on one thread"
+        } else {
+            ""
+        }
+    );
+    let points: Vec<(usize, f64)> = sweep
+        .points
+        .iter()
+        .map(|p| (p.working_set_bytes, p.gbps))
+        .collect();
+    per_level_line(c, &what, &points)
+}
+
+/// `what`, then the median rate of `points` (working set, GB/s) in each streaming level.
+fn per_level_line(c: &Calibration, what: &str, points: &[(usize, f64)]) -> Option<String> {
     let levels = &c.bandwidth.as_ref()?.levels;
     let per_level: Vec<String> = levels
         .iter()
         .filter_map(|l| {
             let range = l.working_set_bytes[0]..=l.working_set_bytes[1];
-            let mut v: Vec<f64> = sweep
-                .points
+            let mut v: Vec<f64> = points
                 .iter()
-                .filter(|p| range.contains(&p.working_set_bytes) && p.gbps.is_finite())
-                .map(|p| p.gbps)
+                .filter(|p| range.contains(&p.0) && p.1.is_finite())
+                .map(|p| p.1)
                 .collect();
             v.sort_by(f64::total_cmp);
             (!v.is_empty()).then(|| {
@@ -207,16 +247,7 @@ fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
             })
         })
         .collect();
-    Some(format!(
-        "{}, 8 bytes per element{}, GB/s: {}\n",
-        sweep.shape.describe(),
-        if sweep.one_thread {
-            ", on one thread"
-        } else {
-            ""
-        },
-        per_level.join(", ")
-    ))
+    Some(format!("{what}, GB/s: {}\n", per_level.join(", ")))
 }
 
 /// One thread's copy and triad per level beside the device's, and a line on one thread's

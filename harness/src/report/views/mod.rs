@@ -255,6 +255,27 @@ mod tests {
             ),
             "{text}"
         );
+        // And the random gather sweep's, the `gather` pattern's.
+        assert!(!text.contains("random gather"), "{text}");
+        let gathered = |bytes: usize, gbps: f64| crate::bench::gather::GatherPoint {
+            elements: bytes / 12,
+            working_set_bytes: bytes,
+            gbps,
+            ci95_gbps: [gbps, gbps],
+            outliers: 0,
+        };
+        c.random_gathers = Some(crate::bench::gather::GatherSweep {
+            one_thread: false,
+            points: vec![gathered(12 << 20, 30.0), gathered(120 << 20, 5.0)],
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains(
+                "random gather (b[x] = a[idx[x]] + p, the `gather` pattern), 12 bytes per \
+                 element, GB/s: L3 30.0, memory 5.00\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

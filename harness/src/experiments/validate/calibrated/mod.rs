@@ -301,8 +301,9 @@ pub fn calibrated_forecast(
             let two_line = pair(&|b| device.line_rate(b));
             // The phases the workload declares strided move by the line rate; its transposes
             // by the transposing sweep's, where the calibration has one (the host's sweep is
-            // one thread's, as the workloads' transposes run there), and those that gather
-            // by the gathering sweep's, where it has that.
+            // one thread's, as the workloads' transposes run there), those that gather a
+            // stride apart by the gathering sweep's, where it has that, and those that read
+            // at random indices by the random gather sweep's.
             let patterns = workload.access_patterns();
             let strided: Vec<&str> = patterns
                 .iter()
@@ -311,16 +312,19 @@ pub fn calibrated_forecast(
                 .collect();
             let transposing = pair(&|b| device.transpose_rate(b));
             let gathering = pair(&|b| device.gather_rate(b));
+            let random_gathering = pair(&|b| device.random_gather_rate(b));
             let mut own_patterns = Vec::new();
             let line_moves = patterns
                 .iter()
                 .filter(|p| p.1 >= Access::Strided)
                 .filter_map(|&(name, access)| {
                     let line = one_line.filter(|_| alone.contains(&name)).or(two_line);
-                    let transpose = transposing.filter(|_| access >= Access::Transpose);
-                    let pattern = gathering
-                        .filter(|_| access == Access::TransposeRead)
-                        .or(transpose);
+                    let pattern = match access {
+                        Access::Transpose => transposing,
+                        Access::TransposeRead => gathering.or(transposing),
+                        Access::Gather => random_gathering,
+                        Access::Stream | Access::Strided => None,
+                    };
                     if pattern.is_some() {
                         own_patterns.push(name.to_string());
                     }
@@ -428,7 +432,7 @@ pub fn calibrated_forecast(
     let undeclared = workload.undeclared_access();
     if !undeclared.is_empty() {
         notes.push(format!(
-            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\" or \"transpose-read\")",
+            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\", \"transpose-read\" or \"gather\")",
             undeclared.join(", "),
             if undeclared.len() == 1 { "s" } else { "" }
         ));

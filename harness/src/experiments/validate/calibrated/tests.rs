@@ -508,3 +508,82 @@ fn lu_ssors_sweeps_move_by_the_hyperplane_sweep_in_their_own_order() {
     let (window, _) = calibrated_forecast(lu.as_ref(), &launched, &facts, target, None);
     assert!(window.level_moves.iter().all(|m| m.own_patterns.is_empty()));
 }
+
+/// A workload whose phases are another's, declared `access` as given (as a spec's launches
+/// declare theirs).
+struct Declared<'a> {
+    inner: &'a dyn Workload,
+    patterns: Vec<(&'static str, crate::workloads::Access)>,
+}
+
+impl Workload for Declared<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        self.inner.bytes_needed(size)
+    }
+
+    fn parallelism(&self, size: usize) -> Option<u64> {
+        self.inner.parallelism(size)
+    }
+
+    fn access_patterns(&self) -> Vec<(&str, crate::workloads::Access)> {
+        self.patterns.clone()
+    }
+
+    fn run(
+        &self,
+        device: &dyn crate::backend::Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<crate::workloads::RunResult, crate::workloads::WorkloadError> {
+        self.inner.run(device, size, iterations, verify)
+    }
+}
+
+#[test]
+fn a_declared_gather_moves_by_the_random_gather_sweep_else_by_the_line_rate() {
+    let sizes = [1 << 12, 1 << 13, 1 << 14];
+    let (triad, series) = host_series("triad", &sizes);
+    let gathering = Declared {
+        inner: triad.as_ref(),
+        patterns: vec![("triad", crate::workloads::Access::Gather)],
+    };
+    let mut facts = swept_facts([16e9, 8e9, 4e9], Some([16e9, 6e9, 1e9]));
+    facts.random_gathers = [1 << 10, 1 << 20, 1 << 30]
+        .into_iter()
+        .zip([20e9, 5e9, 0.5e9])
+        .collect();
+    let target = 1 << 26;
+    let at = |rates: &dyn Fn(u64) -> Option<f64>, size: usize| {
+        let here = rates(triad.bytes_needed(size)).expect("a rate");
+        let there = rates(triad.bytes_needed(target)).expect("a rate");
+        (here, here / there)
+    };
+    let moved = |facts: &DeviceFacts| {
+        let (window, _) = calibrated_forecast(&gathering, &series, facts, target, None);
+        assert_eq!(window.level_moves.len(), sizes.len());
+        window
+            .level_moves
+            .iter()
+            .map(|m| {
+                let l = m.line_moves.iter().find(|l| l.0 == "triad").expect("triad");
+                (m.size, (l.1, l.2), m.own_patterns.contains(&"triad".into()))
+            })
+            .collect::<Vec<_>>()
+    };
+    for (size, pair, own) in moved(&facts) {
+        assert_eq!(pair, at(&|b| facts.random_gather_rate(b), size));
+        assert!(own, "the sweep is the pattern's own");
+    }
+    // Not the gathering transpose's sweep, and without a random gather sweep (calibrations
+    // before it) the line rate, which is not the pattern's own.
+    facts.random_gathers.clear();
+    for (size, pair, own) in moved(&facts) {
+        assert_eq!(pair, at(&|b| facts.line_rate(b), size));
+        assert!(!own);
+    }
+}
