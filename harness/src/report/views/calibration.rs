@@ -189,40 +189,30 @@ fn bandwidth_tables(c: &Calibration) -> String {
 /// A transposing sweep's median rate within each level of the streaming table, one line;
 /// `None` where the calibration has no streaming table.
 fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
-    let what = format!(
-        "{}, 8 bytes per element{}",
-        sweep.shape.describe(),
-        if sweep.one_thread {
-            ", on one thread"
-        } else {
-            ""
-        }
-    );
-    let points: Vec<(usize, f64)> = sweep
-        .points
-        .iter()
-        .map(|p| (p.working_set_bytes, p.gbps))
-        .collect();
-    per_level_line(c, &what, &points)
+    let points = sweep.points.iter().map(|p| (p.working_set_bytes, p.gbps));
+    sweep_line(c, sweep.shape.describe(), 8, sweep.one_thread, points)
 }
 
 /// The random gather sweep's median per streaming level, on one line.
 fn random_gathers_line(c: &Calibration) -> Option<String> {
     let sweep = c.random_gathers.as_ref()?;
-    let what = format!(
-        "random gather (b[x] = a[idx[x]] + p, the `gather` pattern), 12 bytes per element{}",
-        if sweep.one_thread {
-            ", on one thread"
-        } else {
-            ""
-        }
-    );
-    let points: Vec<(usize, f64)> = sweep
-        .points
-        .iter()
-        .map(|p| (p.working_set_bytes, p.gbps))
-        .collect();
-    per_level_line(c, &what, &points)
+    let points = sweep.points.iter().map(|p| (p.working_set_bytes, p.gbps));
+    let what = "random gather (b[x] = a[idx[x]] + p, the `gather` pattern)";
+    sweep_line(c, what, 12, sweep.one_thread, points)
+}
+
+/// A pattern's sweep as one line: `what`, the bytes it counts per element, whether it ran
+/// on one thread, and its median rate per streaming level ([`per_level_line`]).
+fn sweep_line(
+    c: &Calibration,
+    what: &str,
+    bytes_per_element: usize,
+    one_thread: bool,
+    points: impl Iterator<Item = (usize, f64)>,
+) -> Option<String> {
+    let on = if one_thread { ", on one thread" } else { "" };
+    let what = format!("{what}, {bytes_per_element} bytes per element{on}");
+    per_level_line(c, &what, &points.collect::<Vec<_>>())
 }
 
 /// `what`, then the median rate of `points` (working set, GB/s) in each streaming level.
