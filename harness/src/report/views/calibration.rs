@@ -2,7 +2,6 @@
 //! BabelStream's kernels, and the comparison of two calibrations.
 
 use super::opt;
-use crate::bench::transpose::TransposeSweep;
 use crate::calibration::compare::ParameterComparison;
 use crate::calibration::Calibration;
 use crate::export::{sig, Table};
@@ -131,13 +130,11 @@ fn bandwidth_tables(c: &Calibration) -> String {
         }
         out.push_str(&t.render());
     }
-    for sweep in c.transposes.iter().chain(&c.gathers) {
-        if let Some(line) = transposes_line(c, sweep) {
-            out.push_str(&line);
-        }
-    }
-    if let Some(line) = random_gathers_line(c) {
-        out.push_str(&line);
+    if let Some(t) = pattern_table(c) {
+        out.push_str(
+            "\nrate by access pattern, GB/s (the sweep's median per level; the names a spec's `access` takes)\n",
+        );
+        out.push_str(&t.render());
     }
     if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
@@ -186,41 +183,63 @@ fn bandwidth_tables(c: &Calibration) -> String {
     out
 }
 
-/// A transposing sweep's median rate within each level of the streaming table, one line;
-/// `None` where the calibration has no streaming table.
-fn transposes_line(c: &Calibration, sweep: &TransposeSweep) -> Option<String> {
-    let points = sweep.points.iter().map(|p| (p.working_set_bytes, p.gbps));
-    sweep_line(c, sweep.shape.describe(), 8, sweep.one_thread, points)
-}
+/// A row of [`pattern_table`]: the pattern's name, its sweep in words, and the sweep's points
+/// (working set, GB/s).
+type PatternRow = (&'static str, String, Vec<(usize, f64)>);
 
-/// The random gather sweep's median per streaming level, on one line.
-fn random_gathers_line(c: &Calibration) -> Option<String> {
-    let sweep = c.random_gathers.as_ref()?;
-    let points = sweep.points.iter().map(|p| (p.working_set_bytes, p.gbps));
-    let what = "random gather (b[x] = a[idx[x]] + p, the `gather` pattern)";
-    sweep_line(c, what, 12, sweep.one_thread, points)
-}
-
-/// A pattern's sweep as one line: `what`, the bytes it counts per element, whether it ran
-/// on one thread, and its median rate per streaming level ([`per_level_line`]).
-fn sweep_line(
-    c: &Calibration,
-    what: &str,
-    bytes_per_element: usize,
-    one_thread: bool,
-    points: impl Iterator<Item = (usize, f64)>,
-) -> Option<String> {
-    let on = if one_thread { ", on one thread" } else { "" };
-    let what = format!("{what}, {bytes_per_element} bytes per element{on}");
-    per_level_line(c, &what, &points.collect::<Vec<_>>())
-}
-
-/// `what`, then the median rate of `points` (working set, GB/s) in each streaming level.
-fn per_level_line(c: &Calibration, what: &str, points: &[(usize, f64)]) -> Option<String> {
+/// Each access pattern a spec can name, with the sweep that measures it and that sweep's
+/// median rate per level of the streaming table: `stream` the streaming copy, `strided` the
+/// strided read's line rate, `transpose`, `transpose-read` and `gather` their own sweeps
+/// (one thread's on the host, as the sweep column says); a pattern without a sweep in the
+/// file is left out. `None` where the calibration has no streaming table.
+fn pattern_table(c: &Calibration) -> Option<Table> {
     let levels = &c.bandwidth.as_ref()?.levels;
-    let per_level: Vec<String> = levels
-        .iter()
-        .filter_map(|l| {
+    let facts = crate::calibration::model_parameters::window_facts(c);
+    let swept = |v: &[(u64, f64)]| -> Vec<(usize, f64)> {
+        v.iter().map(|&(b, r)| (b as usize, r * 1e-9)).collect()
+    };
+    let on_one = |one: bool, what: &str| {
+        if one {
+            format!("{what}, one thread")
+        } else {
+            what.to_string()
+        }
+    };
+    let mut rows: Vec<PatternRow> = vec![
+        ("stream", "copy and triad".into(), swept(&facts.streaming)),
+        (
+            "strided",
+            "strided read, a line each".into(),
+            swept(&facts.lines),
+        ),
+    ];
+    if let Some(t) = &c.transposes {
+        rows.push((
+            "transpose",
+            on_one(t.one_thread, "j,k transpose"),
+            swept(&facts.transposes),
+        ));
+    }
+    if let Some(g) = &c.gathers {
+        rows.push((
+            "transpose-read",
+            on_one(g.one_thread, "gathering transpose"),
+            swept(&facts.gathers),
+        ));
+    }
+    if let Some(g) = &c.random_gathers {
+        rows.push((
+            "gather",
+            on_one(g.one_thread, "a[idx[x]]"),
+            swept(&facts.random_gathers),
+        ));
+    }
+    let mut header = vec!["pattern".to_string(), "sweep".to_string()];
+    header.extend(levels.iter().map(|l| l.level.clone()));
+    let mut t = Table::new(header);
+    for (name, sweep, points) in rows {
+        let mut cells = vec![name.to_string(), sweep];
+        cells.extend(levels.iter().map(|l| {
             let range = l.working_set_bytes[0]..=l.working_set_bytes[1];
             let mut v: Vec<f64> = points
                 .iter()
@@ -228,16 +247,15 @@ fn per_level_line(c: &Calibration, what: &str, points: &[(usize, f64)]) -> Optio
                 .map(|p| p.1)
                 .collect();
             v.sort_by(f64::total_cmp);
-            (!v.is_empty()).then(|| {
-                format!(
-                    "{} {}",
-                    l.level,
-                    sig(crate::fit::stats::median_of_sorted(&v), 3)
-                )
-            })
-        })
-        .collect();
-    Some(format!("{what}, GB/s: {}\n", per_level.join(", ")))
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                sig(crate::fit::stats::median_of_sorted(&v), 3)
+            }
+        }));
+        t.row(cells);
+    }
+    Some(t)
 }
 
 /// One thread's copy and triad per level beside the device's, and a line on one thread's
@@ -290,10 +308,21 @@ fn stencil_line(one: &crate::calibration::OneThread) -> Option<String> {
         .iter()
         .map(|p| format!("{} {}", binary_size(p.working_set_bytes), sig(p.gbps, 3)))
         .collect();
+    let sides = sides_words(points.iter().map(|p| p.sides.len()), "grid");
     Some(format!(
-        "row stencil on one thread (one colour of red-black SOR in place, 8 bytes per cell; the median of three grids' sides), GB/s by grid: {}\n",
+        "row stencil on one thread (one colour of red-black SOR in place, 8 bytes per cell; {sides}), GB/s by grid: {}\n",
         rates.join(", ")
     ))
+}
+
+/// How many sides of a `shape` ("grid", "cube") each working set's rate comes from: "the
+/// median of three grids' sides", or "one grid's side" (`--quick`).
+fn sides_words(counts: impl Iterator<Item = usize>, shape: &str) -> String {
+    match counts.max().unwrap_or(1) {
+        1 => format!("one {shape}'s side each"),
+        3 => format!("the median of three {shape}s' sides"),
+        n => format!("the median of up to {n} {shape}s' sides"),
+    }
 }
 
 /// `16.5 KiB`, `1.00 GiB`: a working set in binary units, three significant digits.
@@ -326,8 +355,9 @@ fn hyperplane_line(sweep: &crate::bench::hyperplane::HyperplaneSweep, on: &str) 
             )
         })
         .collect();
+    let sides = sides_words(points.iter().map(|p| p.sides.len()), "cube");
     Some(format!(
-        "hyperplane sweep{on} (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; the median of three cubes' sides), GB/s by cube: {}\n",
+        "hyperplane sweep{on} (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; {sides}), GB/s by cube: {}\n",
         rates.join(", ")
     ))
 }
