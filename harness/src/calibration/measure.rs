@@ -331,18 +331,35 @@ fn gap_sweeps(quick: bool) -> Vec<(Pattern, Direction)> {
         .collect()
 }
 
+/// The quantities a calibration records (one step of its progress bar each), counted from
+/// the same sizes the stages sweep.
 fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -> u64 {
-    let gap_points: usize = gap_sweeps(ctx.quick)
+    let gap_points = |p: Pattern| crate::bench::gaps::executor_counts(ctx, p).len();
+    let gaps: usize = gap_sweeps(ctx.quick)
         .iter()
-        .map(|&(p, _)| crate::bench::gaps::executor_counts(ctx, p).len())
+        .map(|&(p, _)| gap_points(p))
         .sum();
     let transfers =
         2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
-    let streaming = bandwidth_sizes(reach).len();
-    let bandwidth = StreamKernel::ALL.len() * streaming;
-    // The streaming sweep's working sets once more for each of the transposing, gathering
-    // and random gather sweeps.
-    (2 + latency_sizes + 1 + gap_points + 3 + transfers + bandwidth + 3 * streaming + 1) as u64
+    let streaming = bandwidth_sizes(reach);
+    let bandwidth = StreamKernel::ALL.len() * streaming.len();
+    // Each side of the shaped sweeps' working sets: the stencil once, the hyperplane walk in
+    // both orders.
+    let sides = crate::bench::stencil::side_steps(ctx.quick).len();
+    let shaped = shaped_sizes(&streaming, ctx.quick).len() * sides;
+    let host = ctx.device.info().backend == BackendKind::Host;
+    // On the host, one thread's copy, triad, strided read, stencil and hyperplane sweeps;
+    // elsewhere the device's hyperplane sweep.
+    let after = if host {
+        2 * streaming.len() + gap_points(Pattern::Strided) + shaped + 2 * shaped
+    } else {
+        2 * shaped
+    };
+    // Launch overhead and its sequence, the latency sweep, the write latency, the gaps, the
+    // three operation chains, transfers, the streaming sweep, the transposing, gathering and
+    // random gather sweeps, BabelStream.
+    (2 + latency_sizes + 1 + gaps + 3 + transfers + bandwidth + 3 * streaming.len() + 1 + after)
+        as u64
 }
 
 fn gap_parameter(g: &GapFit) -> Estimate {
