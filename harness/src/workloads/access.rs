@@ -28,12 +28,22 @@ pub enum Access {
     /// gathered array inside a large streamed one (a sparse product's `x`) stays in cache
     /// and moves better as streaming.
     Gather,
+    /// Each access waits on the one before (a pointer chase, a tree walk, a linked list):
+    /// the calibration's pointer chase, one node per read latency of the level the working
+    /// set lives in, so the phase moves by the latency's ratio and counts as latency-bound.
+    Dependent,
 }
 
 impl Access {
     /// The names a spec writes, in the order of [`Access`].
-    pub const NAMES: [&'static str; 5] =
-        ["stream", "strided", "transpose", "transpose-read", "gather"];
+    pub const NAMES: [&'static str; 6] = [
+        "stream",
+        "strided",
+        "transpose",
+        "transpose-read",
+        "gather",
+        "dependent",
+    ];
 
     /// The pattern a spec names, or `None` for a name that is not one.
     pub fn parse(name: &str) -> Option<Access> {
@@ -43,6 +53,7 @@ impl Access {
             "transpose" => Some(Access::Transpose),
             "transpose-read" => Some(Access::TransposeRead),
             "gather" => Some(Access::Gather),
+            "dependent" => Some(Access::Dependent),
             _ => None,
         }
     }

@@ -70,6 +70,12 @@ pub struct LevelMove {
     /// [`CalibratedMethod::LatencyBound`]: super::CalibratedMethod::LatencyBound
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_moves: Vec<(String, f64)>,
+    /// The kernel phases that declare their accesses `dependent` (each waits on the one
+    /// before: a pointer chase, a tree walk): their pair in [`Self::line_moves`] is the read
+    /// latency's, one chase node per latency at this size and λ(W_target) / λ(W_i), and they
+    /// count as latency-bound ([`super::Regime::LatencyBound`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependent: Vec<String>,
     /// The calibrated read latency of the target's level over that of this size's,
     /// λ(W_target) / λ(W_i), where the calibration measured both: how much slower a phase
     /// whose accesses wait on the latency one after the other may run at the target.

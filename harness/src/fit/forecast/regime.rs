@@ -26,8 +26,8 @@ pub enum Regime {
     /// It runs its declared flops at half the calibrated operation rate or more.
     ComputeBound,
     /// Its launches cannot fill the device at the target (fewer work items than
-    /// executors): each executor's walk waits on the memory's latency, one access after the
-    /// other.
+    /// executors), or it declares its accesses `dependent` (a pointer chase, a tree walk):
+    /// each executor's walk waits on the memory's latency, one access after the other.
     LatencyBound,
     /// It declares its flops and reaches half of neither rate: it waits on something no
     /// calibrated rate measures (the memory's latency in a dependent chain or a stride no
@@ -78,8 +78,9 @@ pub struct RoofShares {
     /// Flops over (time less launches) × the calibrated operation rate, where it declares
     /// flops and the calibration measured the rate.
     pub flops: Option<f64>,
-    /// Its launches cannot fill the device at the target (fewer work items than executors).
-    pub unfilled: bool,
+    /// Each access waits on the one before: its launches cannot fill the device at the
+    /// target (fewer work items than executors), or it declares its accesses `dependent`.
+    pub waits_on_latency: bool,
     /// Every launch does the same work at every size of the window.
     pub fixed_work: bool,
     /// It declares its flops (whether or not the calibration has a rate to compare them to).
@@ -98,7 +99,7 @@ pub fn classify(s: &RoofShares) -> Regime {
     if s.fixed_work {
         return Regime::FixedWork;
     }
-    if s.unfilled {
+    if s.waits_on_latency {
         return Regime::LatencyBound;
     }
     let bytes = s.bytes.filter(|e| e.is_finite());
@@ -169,7 +170,7 @@ mod tests {
     #[test]
     fn launches_fixed_work_and_unfilled_launches_come_first() {
         let mut s = shares(Some(0.9), Some(0.9));
-        s.unfilled = true;
+        s.waits_on_latency = true;
         assert_eq!(classify(&s), Regime::LatencyBound);
         s.fixed_work = true;
         assert_eq!(classify(&s), Regime::FixedWork);

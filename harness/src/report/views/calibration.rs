@@ -190,8 +190,8 @@ type PatternRow = (&'static str, String, Vec<(usize, f64)>);
 /// Each access pattern a spec can name, with the sweep that measures it and that sweep's
 /// median rate per level of the streaming table: `stream` the streaming copy, `strided` the
 /// strided read's line rate, `transpose`, `transpose-read` and `gather` their own sweeps
-/// (one thread's on the host, as the sweep column says); a pattern without a sweep in the
-/// file is left out. `None` where the calibration has no streaming table.
+/// (one thread's on the host, as the sweep column says), `dependent` the pointer chase's node
+/// per read latency; a pattern without a sweep in the file is left out. `None` where the calibration has no streaming table.
 fn pattern_table(c: &Calibration) -> Option<Table> {
     let levels = &c.bandwidth.as_ref()?.levels;
     let facts = crate::calibration::model_parameters::window_facts(c);
@@ -255,6 +255,21 @@ fn pattern_table(c: &Calibration) -> Option<Table> {
         }));
         t.row(cells);
     }
+    // A dependent walk's rate is the pointer chase's: one node per read latency of the
+    // level of the same name.
+    let node = crate::bench::latency::NODE_BYTES as f64;
+    let mut cells = vec![
+        "dependent".to_string(),
+        format!("pointer chase, {node} B a step"),
+    ];
+    cells.extend(levels.iter().map(|l| {
+        facts
+            .latencies
+            .iter()
+            .find(|(name, t)| *name == l.level && *t > 0.0)
+            .map_or_else(|| "-".to_string(), |(_, t)| sig(node / t * 1e-9, 3))
+    }));
+    t.row(cells);
     Some(t)
 }
 

@@ -275,8 +275,20 @@ mod tests {
         let text = calibration_summary(&c);
         let gather = row(&text, "gather").expect("a gather row");
         assert_eq!(gather[1..], ["a[idx[x]]", "25.0", "-"]);
-        // Streaming and strided are always there, as every calibration has their sweeps.
+        // Streaming and strided are always there, as every calibration has their sweeps, and
+        // the dependent walk's rate is the chase's node per latency of the level of that name.
         assert!(row(&text, "stream").is_some() && row(&text, "strided").is_some());
+        let t = c.read_latency.levels.iter().find(|l| l.level == "L3");
+        let dependent = row(&text, "dependent").expect("a dependent row");
+        assert_eq!(dependent[1..5], ["pointer", "chase,", "128", "B"]);
+        match t {
+            Some(l) => assert_eq!(
+                dependent[7],
+                crate::export::sig(128.0 / l.latency_ns, 3),
+                "{text}"
+            ),
+            None => assert_eq!(dependent[7], "-", "{text}"),
+        }
     }
 
     #[test]

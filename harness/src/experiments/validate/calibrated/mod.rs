@@ -313,6 +313,13 @@ pub fn calibrated_forecast(
             let transposing = pair(&|b| device.transpose_rate(b));
             let gathering = pair(&|b| device.gather_rate(b));
             let random_gathering = pair(&|b| device.random_gather_rate(b));
+            // A dependent walk moves by the read latency: one chase node per latency here,
+            // and the latency's ratio at the target.
+            let chasing = target_latency
+                .zip(device.latency_of(working_set))
+                .filter(|&(t, here)| t > 0.0 && here > 0.0)
+                .map(|(t, here)| (crate::bench::latency::NODE_BYTES as f64 / here, t / here));
+            let mut dependent = Vec::new();
             let mut own_patterns = Vec::new();
             let line_moves = patterns
                 .iter()
@@ -323,6 +330,10 @@ pub fn calibrated_forecast(
                         Access::Transpose => transposing,
                         Access::TransposeRead => gathering.or(transposing),
                         Access::Gather => random_gathering,
+                        Access::Dependent => {
+                            dependent.push(name.to_string());
+                            chasing
+                        }
                         Access::Stream | Access::Strided => None,
                     };
                     if pattern.is_some() {
@@ -402,6 +413,7 @@ pub fn calibrated_forecast(
                 line_moves,
                 own_patterns,
                 own_rates,
+                dependent,
                 in_target_level: target_rate.is_some()
                     && device.level_of(working_set) == target_level,
             }
@@ -432,7 +444,7 @@ pub fn calibrated_forecast(
     let undeclared = workload.undeclared_access();
     if !undeclared.is_empty() {
         notes.push(format!(
-            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\", \"transpose-read\" or \"gather\")",
+            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\", \"transpose-read\", \"gather\" or \"dependent\")",
             undeclared.join(", "),
             if undeclared.len() == 1 { "s" } else { "" }
         ));

@@ -587,3 +587,46 @@ fn a_declared_gather_moves_by_the_random_gather_sweep_else_by_the_line_rate() {
         assert!(!own);
     }
 }
+
+#[test]
+fn a_dependent_walk_moves_by_the_read_latency_and_is_latency_bound() {
+    use crate::fit::forecast::Regime;
+    let sizes = [1 << 12, 1 << 13, 1 << 14];
+    let (triad, series) = host_series("triad", &sizes);
+    let walking = Declared {
+        inner: triad.as_ref(),
+        patterns: vec![("triad", crate::workloads::Access::Dependent)],
+    };
+    // The window's sizes live in the L2 (20 ns a step), the target in memory (100 ns).
+    let mut facts = swept_facts([16e9, 8e9, 4e9], None);
+    facts.latencies = vec![("L2".into(), 20e-9), ("memory".into(), 100e-9)];
+    let target = 1 << 26;
+    let (window, forecast) = calibrated_forecast(&walking, &series, &facts, target, None);
+    assert_eq!(window.level_moves.len(), sizes.len());
+    let node = crate::bench::latency::NODE_BYTES as f64;
+    for m in &window.level_moves {
+        let l = m.line_moves.iter().find(|l| l.0 == "triad").expect("triad");
+        assert_eq!((l.1, l.2), (node / 20e-9, 100e-9 / 20e-9), "{m:?}");
+        assert_eq!(m.dependent, ["triad"]);
+    }
+    let phase = forecast
+        .expect("a forecast")
+        .phases
+        .into_iter()
+        .find(|p| p.name == "triad")
+        .expect("triad");
+    let regime = phase.calibrated.and_then(|c| c.regime);
+    assert_eq!(regime, Some(Regime::LatencyBound));
+    // Streaming, the same phase is not.
+    let (window, forecast) = calibrated_forecast(triad.as_ref(), &series, &facts, target, None);
+    assert!(window.level_moves.iter().all(|m| m.dependent.is_empty()));
+    let phase = forecast
+        .expect("a forecast")
+        .phases
+        .into_iter()
+        .find(|p| p.name == "triad");
+    assert_ne!(
+        phase.and_then(|p| p.calibrated).and_then(|c| c.regime),
+        Some(Regime::LatencyBound)
+    );
+}

@@ -303,7 +303,8 @@ fn roof_shares(
                     launches: (launches / ph.median_seconds).max(0.0),
                     bytes: of(ph.bytes, Some(rate)),
                     flops: of(ph.flops, m.flop_rate),
-                    unfilled: m.latency_moves.iter().any(|l| l.0 == ph.name),
+                    waits_on_latency: m.latency_moves.iter().any(|l| l.0 == ph.name)
+                        || m.dependent.contains(&ph.name),
                     fixed_work: fixed.contains(&ph.name),
                     declares_flops: ph.flops.is_some_and(|f| f > 0),
                 },
