@@ -247,8 +247,8 @@ pub struct Calibration {
     pub gathers: Option<TransposeSweep>,
     /// The gather pattern's sweep: reads at random indices (`b[x] = a[idx[x]] + p`, one
     /// thread's on the host), by which a prediction moves a launch a spec declares
-    /// `access = "gather"` between memory levels (docs/models.md §2.4, "Access patterns").
-    /// `None` in files before 2026-11-29.
+    /// `access = "gather"` between memory levels (docs/models.md §2.4, "What the calibration
+    /// supplies"). `None` in files before 2026-11-29.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_gathers: Option<GatherSweep>,
     /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels
