@@ -21,6 +21,7 @@ use crate::bench::bandwidth::{
 use crate::bench::gaps::{Direction, GapFit};
 use crate::bench::hyperplane::{sample_key, timed_points, HyperplanePoint, HyperplaneSweep};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
+use crate::bench::stencil::StencilSweep;
 use crate::bench::transpose::TransposeSweep;
 use crate::fit::window::{DeviceFacts, HyperplaneRates, OneThreadRates, PlaneOrder};
 use crate::model::maxplus::{LaunchCost, MaxPlusError, Parameters};
@@ -236,6 +237,17 @@ fn memory_reference(calibration: &Calibration) -> Vec<(StreamKernel, f64)> {
         .collect()
 }
 
+/// A stencil sweep's points: a grid's bytes and its rate, bytes per second (none without
+/// the sweep).
+fn stencil_points(sweep: Option<&StencilSweep>) -> Vec<(u64, f64)> {
+    sweep.map_or_else(Vec::new, |s| {
+        s.points
+            .iter()
+            .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
+            .collect()
+    })
+}
+
 /// What the fit-window rules and the calibrated variant need from a calibration
 /// ([`crate::fit::window`]): n, the launch overhead a workload's launch pays (the saturated
 /// empty launch where measured), each latency level's largest working set and its read
@@ -269,12 +281,7 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         one_thread: calibration.one_thread.as_ref().map(|o| OneThreadRates {
             streaming: streaming_points(&o.bandwidth),
             lines: line_points(&o.strided_read),
-            stencils: o.stencil.as_ref().map_or_else(Vec::new, |s| {
-                s.points
-                    .iter()
-                    .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
-                    .collect()
-            }),
+            stencils: stencil_points(o.stencil.as_ref()),
             hyperplanes: hyperplane_rates(
                 o.hyperplanes.as_ref(),
                 &calibration.samples,

@@ -4,14 +4,26 @@
 //! memory levels (docs/models.md §2.4, "What the calibration supplies"). A phase that
 //! declares nothing is taken as streaming; for a spec's launches the prediction's notes say so.
 
-/// A launch's access pattern, from the least to the most particular: each pattern past
-/// `Stream` moves by the line rate where the calibration has no sweep of its own, and a
-/// transpose-read by the transposing sweep where it has no gathering one.
+use crate::fit::window::PlaneOrder;
+
+/// A launch's access pattern, from the least to the most particular. A stencil or a
+/// hyperplane walk moves by the calibration's sweep of its pattern where it has one (for
+/// where the phase ran: on one thread or with the device's launches), else as streaming;
+/// each pattern from `Strided` on moves by the line rate where the calibration has no sweep
+/// of its own, and a transpose-read by the transposing sweep where it has no gathering one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
     /// Neighbouring work items touch neighbouring elements; every element once: the
     /// calibration's streaming rate.
     Stream,
+    /// Updates a grid in place from its neighbours, rows either side (a five-point
+    /// relaxation, a red-black colour): the calibration's stencil sweep, one colour of
+    /// red-black SOR over a grid as large as the phase's, where it has one.
+    Stencil,
+    /// Relaxes a cube in place one hyperplane i + j + k = h per launch, in the given order
+    /// (LU-SSOR's sweeps, a wavefront): the calibration's hyperplane sweep in that order,
+    /// taken at the phase's cube, where it has one.
+    Hyperplane(PlaneOrder),
     /// Each work item walks its own line of a grid with a stride (a line solve along an
     /// axis that is not the fastest): a cache line per step that no prefetcher brings, so the
     /// calibration's strided line rate, and its time at the target as one step after the other.
@@ -36,8 +48,11 @@ pub enum Access {
 
 impl Access {
     /// The names a spec writes, in the order of [`Access`].
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 9] = [
         "stream",
+        "stencil",
+        "hyperplane",
+        "hyperplane-descending",
         "strided",
         "transpose",
         "transpose-read",
@@ -49,6 +64,9 @@ impl Access {
     pub fn parse(name: &str) -> Option<Access> {
         match name {
             "stream" => Some(Access::Stream),
+            "stencil" => Some(Access::Stencil),
+            "hyperplane" => Some(Access::Hyperplane(PlaneOrder::Ascending)),
+            "hyperplane-descending" => Some(Access::Hyperplane(PlaneOrder::Descending)),
             "strided" => Some(Access::Strided),
             "transpose" => Some(Access::Transpose),
             "transpose-read" => Some(Access::TransposeRead),
@@ -56,6 +74,28 @@ impl Access {
             "dependent" => Some(Access::Dependent),
             _ => None,
         }
+    }
+
+    /// The name a spec writes for this pattern ([`Self::NAMES`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Stream => "stream",
+            Access::Stencil => "stencil",
+            Access::Hyperplane(PlaneOrder::Ascending) => "hyperplane",
+            Access::Hyperplane(PlaneOrder::Descending) => "hyperplane-descending",
+            Access::Strided => "strided",
+            Access::Transpose => "transpose",
+            Access::TransposeRead => "transpose-read",
+            Access::Gather => "gather",
+            Access::Dependent => "dependent",
+        }
+    }
+
+    /// Whether a phase with this pattern moves by a sweep taken at its own grid's bytes
+    /// (the stencil and hyperplane sweeps), read where it ran: one thread's sweep or the
+    /// device's.
+    pub fn is_grid_walk(self) -> bool {
+        matches!(self, Access::Stencil | Access::Hyperplane(_))
     }
 }
 
@@ -70,6 +110,7 @@ mod tests {
             .map(|n| Access::parse(n).unwrap())
             .collect();
         assert!(parsed.windows(2).all(|w| w[0] < w[1]), "{parsed:?}");
+        assert!(parsed.iter().zip(Access::NAMES).all(|(a, n)| a.name() == n));
         assert_eq!(Access::parse("scatter"), None);
         assert_eq!(Access::parse("Stream"), None);
     }

@@ -11,7 +11,7 @@
 //! are LU's, the arithmetic per point is ~1/25 of it.
 
 use super::session::{compare, Session};
-use super::{check_cube, finish, RunResult, Workload, WorkloadError};
+use super::{check_cube, finish, Access, RunResult, Workload, WorkloadError};
 use crate::backend::host_planes::relax_point as relax;
 use crate::backend::{Arg, Device};
 use crate::fit::window::PlaneOrder;
@@ -58,11 +58,11 @@ impl Workload for LuSsor {
         super::grid_bytes(1, size, 3, 0)
     }
 
-    /// The lower sweep visits the planes upwards, the upper downwards.
-    fn hyperplane_phases(&self) -> &'static [(&'static str, PlaneOrder)] {
-        &[
-            ("ssor lower", PlaneOrder::Ascending),
-            ("ssor upper", PlaneOrder::Descending),
+    /// Hyperplane walks: the lower sweep visits the planes upwards, the upper downwards.
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        vec![
+            ("ssor lower", Access::Hyperplane(PlaneOrder::Ascending)),
+            ("ssor upper", Access::Hyperplane(PlaneOrder::Descending)),
         ]
     }
 

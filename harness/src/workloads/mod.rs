@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::backend::{BackendError, Device};
-use crate::fit::window::PlaneOrder;
 pub use access::Access;
 pub use phases::{PhaseRecorder, PhaseTiming};
 
@@ -202,13 +201,16 @@ pub trait Workload {
     }
 
     /// The kernel phases that do not stream, each with its access pattern; every other
-    /// kernel phase streams. Strided phases walk a line of the grid with a stride, so that
-    /// every step of a work-group fetches cache lines no prefetcher streams (the ADI and
-    /// line-solve sweeps); transposes write a stride apart (the `reordered` layouts' `swap
-    /// j,k`, SOR's `to_skewed`), and gathering transposes read a stride apart (SOR's
-    /// `from_skewed`). The `calibrated` variant moves each by the calibration's sweep of its
-    /// pattern: the line rate, the transposing sweep, the gathering sweep (docs/models.md
-    /// §2.4).
+    /// kernel phase streams. Stencils update a grid in place from its neighbours (SOR's
+    /// colours and skewed diagonals) and hyperplane walks relax a cube a plane per launch
+    /// (LU-SSOR's sweeps): each moves by the calibration's sweep of its pattern, one
+    /// thread's where it ran on one thread, taken at [`Workload::walked_bytes`]. Strided
+    /// phases walk a line of the grid with a stride, so that every step of a work-group
+    /// fetches cache lines no prefetcher streams (the ADI and line-solve sweeps); transposes
+    /// write a stride apart (the `reordered` layouts' `swap j,k`, SOR's `to_skewed`), and
+    /// gathering transposes read a stride apart (SOR's `from_skewed`). The `calibrated`
+    /// variant moves each by the calibration's sweep of its pattern: the line rate, the
+    /// transposing sweep, the gathering sweep (docs/models.md §2.4).
     fn access_patterns(&self) -> Vec<(&str, Access)> {
         Vec::new()
     }
@@ -219,22 +221,12 @@ pub trait Workload {
         Vec::new()
     }
 
-    /// Kernel phases that update one n × n grid of floats in place by a five-point stencil
-    /// (SOR's sweeps: a red-black colour, the skewed layout's diagonals). Where such a phase
-    /// ran on one thread, it moves between working sets by the calibration's stencil sweep,
-    /// taken at its grid's 4·n² bytes, where the calibration has one (docs/models.md §2.4,
-    /// "A stencil moves by the stencil sweep").
-    fn stencil_phases(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Kernel phases that relax an n³ grid in place one hyperplane i + j + k = h per launch
-    /// (LU-SSOR's sweeps), with the order in which they visit the planes. Where such a phase
-    /// ran on one thread, it moves between working sets by the calibration's hyperplane sweep
-    /// in that order, taken at the grid's 4·n³ bytes, where the calibration has one
-    /// (docs/models.md §2.4, "A hyperplane sweep moves by the hyperplane sweep").
-    fn hyperplane_phases(&self) -> &'static [(&'static str, PlaneOrder)] {
-        &[]
+    /// The bytes of the grid a phase declared `stencil` or `hyperplane` walks at `size`, at
+    /// which the calibration's sweep of that pattern is read: the whole working set, unless
+    /// the phase walks one of several arrays (SOR's skewed copy).
+    fn walked_bytes(&self, phase: &str, size: usize) -> u64 {
+        let _ = phase;
+        self.bytes_needed(size)
     }
 
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the

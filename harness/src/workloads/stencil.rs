@@ -397,21 +397,20 @@ impl Workload for Sor {
             // Both copies move by the calibration's transposing sweeps, the kernels that do
             // what they do. The copy back reads a diagonal's length apart and writes rows: a
             // gathering transpose; the copy in writes apart.
+            // In the skewed layout each diagonal is updated in place from the diagonals
+            // either side, contiguous as a row stencil's rows are: a stencil. (The plain
+            // layout's diagonals step a row at a time, a gather: not this.)
             Layout::Reordered => vec![
                 ("to_skewed", Access::Transpose),
                 ("from_skewed", Access::TransposeRead),
+                ("sor_diag_skewed", Access::Stencil),
             ],
         }
     }
 
-    /// In the skewed layout each diagonal is updated in place from the diagonals either
-    /// side, contiguous as a row stencil's rows are. (The plain layout's diagonals step a
-    /// row at a time, a gather: not this.)
-    fn stencil_phases(&self) -> &'static [&'static str] {
-        match self.0 {
-            Layout::Plain => &[],
-            Layout::Reordered => &["sor_diag_skewed"],
-        }
+    /// The skewed sweep walks the skewed grid alone, one of the layout's two.
+    fn walked_bytes(&self, _phase: &str, size: usize) -> u64 {
+        super::grid_bytes(1, size, 2, 0)
     }
 
     fn bytes_needed(&self, size: usize) -> u64 {
@@ -568,8 +567,16 @@ impl Workload for SorRedBlack {
     }
 
     /// Both colours: each is the stencil sweep's kernel.
-    fn stencil_phases(&self) -> &'static [&'static str] {
-        &["sor_rb red", "sor_rb black"]
+    fn access_patterns(&self) -> Vec<(&str, Access)> {
+        vec![
+            ("sor_rb red", Access::Stencil),
+            ("sor_rb black", Access::Stencil),
+        ]
+    }
+
+    /// The grid alone, without the reduction's few bytes.
+    fn walked_bytes(&self, _phase: &str, size: usize) -> u64 {
+        super::grid_bytes(1, size, 2, 0)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

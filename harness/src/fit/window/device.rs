@@ -63,7 +63,7 @@ pub struct DeviceFacts {
 
 /// The order in which a hyperplane sweep visits its planes i + j + k = h (LU-SSOR's sweeps,
 /// the calibration's hyperplane sweep).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlaneOrder {
     /// h upwards: LU-SSOR's lower sweep.

@@ -234,6 +234,32 @@ fn pattern_table(c: &Calibration) -> Option<Table> {
             swept(&facts.random_gathers),
         ));
     }
+    // The grid walks: one thread's stencil sweep (the host's), the hyperplane sweep where
+    // it ran (one thread's on the host, the device's elsewhere).
+    let one = facts.one_thread.as_ref();
+    let planes = one.map_or(&facts.hyperplanes, |o| &o.hyperplanes);
+    let walks = [
+        (
+            "stencil",
+            "red-black colour in place",
+            one.map(|o| &o.stencils),
+        ),
+        (
+            "hyperplane",
+            "LU-SSOR's planes upwards",
+            Some(&planes.ascending),
+        ),
+        (
+            "hyperplane-descending",
+            "LU-SSOR's planes downwards",
+            Some(&planes.descending),
+        ),
+    ];
+    for (name, sweep, points) in walks {
+        if let Some(points) = points.filter(|p| !p.is_empty()) {
+            rows.push((name, on_one(one.is_some(), sweep), swept(points)));
+        }
+    }
     let mut header = vec!["pattern".to_string(), "sweep".to_string()];
     header.extend(levels.iter().map(|l| l.level.clone()));
     let mut t = Table::new(header);

@@ -12,8 +12,8 @@ use crate::fit::forecast::{
     amount_at_target, forecast_calibrated_bounded, is_kernel_phase, Forecast, LevelMove,
 };
 use crate::fit::window::{
-    choose_window_any_level, choose_window_unsaturated, DeviceFacts, HyperplaneRates,
-    OVERHEAD_LIMIT, RELAXED_OVERHEAD_LIMIT,
+    choose_window_any_level, choose_window_unsaturated, DeviceFacts, PlaneOrder, OVERHEAD_LIMIT,
+    RELAXED_OVERHEAD_LIMIT,
 };
 use crate::units::Seconds;
 use crate::workloads::{Access, Workload};
@@ -82,13 +82,40 @@ fn at_target_rate(moves: &[LevelMove], rate: f64, measured: f64) -> Vec<LevelMov
         .collect()
 }
 
-/// The bytes of a cube of side n, 4·N³: where the hyperplane sweep is read for a plane phase.
-fn cube(n: usize) -> u64 {
-    crate::workloads::grid_bytes(1, n, 3, 0)
+/// The rate of the sweep of a grid walk's pattern (`stencil`, `hyperplane`) at a grid of
+/// `bytes`: one thread's sweep where the phase ran on one thread, the device's otherwise
+/// (the calibration sweeps the stencil on one thread alone, where the workloads' stencils
+/// run); `None` for another pattern or where the calibration lacks the sweep.
+fn walk_rate(device: &DeviceFacts, access: Access, one_thread: bool, bytes: u64) -> Option<f64> {
+    let one = device.one_thread.as_ref();
+    match access {
+        Access::Stencil if one_thread => one?.stencil_rate(bytes),
+        Access::Hyperplane(order) => {
+            let rates = if one_thread {
+                &one?.hyperplanes
+            } else {
+                &device.hyperplanes
+            };
+            rates.rate(bytes, order)
+        }
+        _ => None,
+    }
+}
+
+/// The hyperplane walks among `workload`'s phases, each with the order of its planes.
+fn hyperplane_phases(workload: &dyn Workload) -> Vec<(&str, PlaneOrder)> {
+    workload
+        .access_patterns()
+        .into_iter()
+        .filter_map(|(name, access)| match access {
+            Access::Hyperplane(order) => Some((name, order)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `moves` with each hyperplane phase's g_i taken to the slowest (`slow`) or the fastest of
-/// the cubes its hyperplane sweep measured at the target's working set
+/// the cubes its hyperplane sweep measured at the target's cube
 /// ([`HyperplaneRates::rate_spread`]) instead of their median, the sweep one thread's or the
 /// device's as the phase ran: the target's cube is none of them, and may run as any. Each
 /// size's own rate stays the median: the estimate takes the median over the window's sizes,
@@ -104,6 +131,7 @@ fn at_plane_bounds(
     large: usize,
     slow: bool,
 ) -> Vec<LevelMove> {
+    let walks = hyperplane_phases(workload);
     let mut changed = false;
     let bounded = moves
         .iter()
@@ -116,8 +144,7 @@ fn at_plane_bounds(
                 .collect();
             let mut m = m.clone();
             for own in &mut m.own_rates {
-                let Some(&(_, order)) = workload.hyperplane_phases().iter().find(|p| p.0 == own.0)
-                else {
+                let Some(&(name, order)) = walks.iter().find(|p| p.0 == own.0) else {
                     continue;
                 };
                 let rates = if alone.contains(&own.0.as_str()) {
@@ -126,7 +153,7 @@ fn at_plane_bounds(
                     Some(&device.hyperplanes)
                 };
                 let Some([slowest, fastest]) =
-                    rates.and_then(|r| r.rate_spread(cube(large), order))
+                    rates.and_then(|r| r.rate_spread(workload.walked_bytes(name, large), order))
                 else {
                     continue;
                 };
@@ -334,7 +361,10 @@ pub fn calibrated_forecast(
                             dependent.push(name.to_string());
                             chasing
                         }
-                        Access::Stream | Access::Strided => None,
+                        Access::Stream
+                        | Access::Stencil
+                        | Access::Hyperplane(_)
+                        | Access::Strided => None,
                     };
                     if pattern.is_some() {
                         own_patterns.push(name.to_string());
@@ -343,36 +373,22 @@ pub fn calibrated_forecast(
                     Some((name.to_string(), r, g))
                 })
                 .collect();
-            // The phases that update their grid in place by a five-point stencil move by the
-            // stencil sweep, taken at that grid's bytes (4·N²), where the calibration has one;
-            // the hyperplane sweeps by the hyperplane sweep; the other phases on one thread
-            // by one thread's streaming rate.
-            let grid = |n: usize| crate::workloads::grid_bytes(1, n, 2, 0);
-            let stencil = one.and_then(|o| {
-                o.stencil_rate(grid(large))
-                    .zip(o.stencil_rate(grid(size)))
-                    .map(|(t, r)| (r, r / t))
-            });
-            let stencils = workload.stencil_phases();
-            // The phases that relax their cube one hyperplane a launch move by the
-            // hyperplane sweep in their order, taken at the cube's bytes (4·N³): one
-            // thread's where they ran on one thread, the device's where they were its own
-            // launches.
-            let planes = |name: &str, rates: Option<&HyperplaneRates>| {
-                let order = workload.hyperplane_phases().iter().find(|p| p.0 == name)?.1;
-                let rates = rates?;
-                rates
-                    .rate(cube(large), order)
-                    .zip(rates.rate(cube(size), order))
-                    .map(|(t, r)| (r, r / t))
+            // The phases that walk a grid in place (a stencil, a hyperplane walk) move by the
+            // calibration's sweep of their pattern, taken at their grid's bytes: one thread's
+            // where they ran on one thread, the device's where they were its own launches;
+            // the other phases on one thread by one thread's streaming rate.
+            let walk = |name: &str, one_thread: bool| {
+                let access = patterns.iter().find(|p| p.0 == name)?.1;
+                let rate = |n: usize| {
+                    walk_rate(device, access, one_thread, workload.walked_bytes(name, n))
+                };
+                rate(large).zip(rate(size)).map(|(t, r)| (r, r / t))
             };
             let mut own_rates: Vec<(String, f64, f64)> = alone
                 .iter()
                 .filter(|name| !strided.contains(name))
                 .filter_map(|&name| {
-                    let own = stencil
-                        .filter(|_| stencils.contains(&name))
-                        .or_else(|| planes(name, one.map(|o| &o.hyperplanes)));
+                    let own = walk(name, true);
                     if own.is_some() {
                         own_patterns.push(name.to_string());
                     }
@@ -380,11 +396,11 @@ pub fn calibrated_forecast(
                     Some((name.to_string(), r, g))
                 })
                 .collect();
-            for &(name, _) in workload.hyperplane_phases() {
-                if alone.contains(&name) || strided.contains(&name) {
+            for &(name, access) in &patterns {
+                if !access.is_grid_walk() || alone.contains(&name) {
                     continue;
                 }
-                if let Some((r, g)) = planes(name, Some(&device.hyperplanes)) {
+                if let Some((r, g)) = walk(name, false) {
                     own_patterns.push(name.to_string());
                     own_rates.push((name.to_string(), r, g));
                 }
@@ -441,10 +457,29 @@ pub fn calibrated_forecast(
             ));
         }
     }
+    // A declared grid walk whose sweep the calibration lacks for where the phase ran (the
+    // stencil sweep runs on one thread alone; calibrations before the sweeps) streams.
+    let unswept: Vec<String> = workload
+        .access_patterns()
+        .into_iter()
+        .filter(|&(name, access)| {
+            access.is_grid_walk()
+                && !level_moves
+                    .iter()
+                    .any(|m| m.own_patterns.iter().any(|p| p == name))
+        })
+        .map(|(name, access)| format!("{name} ({})", access.name()))
+        .collect();
+    if !unswept.is_empty() && !choice.accepted.is_empty() {
+        notes.push(format!(
+            "{}: the calibration has no sweep of that pattern where it ran (the stencil sweep runs on one thread, the hyperplane sweep on one thread on the host and with the device's launches elsewhere): moved as streaming",
+            unswept.join(", ")
+        ));
+    }
     let undeclared = workload.undeclared_access();
     if !undeclared.is_empty() {
         notes.push(format!(
-            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"strided\", \"transpose\", \"transpose-read\", \"gather\" or \"dependent\")",
+            "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"stencil\", \"strided\", \"transpose\", \"transpose-read\", \"gather\" or \"dependent\")",
             undeclared.join(", "),
             if undeclared.len() == 1 { "s" } else { "" }
         ));
@@ -484,7 +519,7 @@ pub fn calibrated_forecast(
     let planes_slow = at_plane_bounds(&level_moves, workload, series, device, large, true);
     let planes_fast = at_plane_bounds(&level_moves, workload, series, device, large, false);
     if !planes_slow.is_empty() {
-        let names: Vec<&str> = workload.hyperplane_phases().iter().map(|p| p.0).collect();
+        let names: Vec<&str> = hyperplane_phases(workload).iter().map(|p| p.0).collect();
         notes.push(format!(
             "{} moved by the hyperplane sweep: the interval also reaches the moves at its slowest and fastest cube's rate at the target's working set",
             names.join(" and ")

@@ -1,10 +1,12 @@
 //! Tests of the calibrated variant: the launch cost measured beside the series, the window's
 //! relaxed and launch-bound rules, and each phase's move to the target's level (transposes,
-//! gathers, latency-bound walks, one thread's rates, the hyperplane sweep and its bounds).
+//! gathers, latency-bound walks, one thread's rates, the stencil and hyperplane sweeps and their
+//! bounds).
 
 use super::*;
 use crate::experiments::series::RepeatPlan;
 use crate::fit::forecast::CalibratedMethod;
+use crate::fit::window::HyperplaneRates;
 use crate::workloads::stream::{Stream, StreamKind};
 
 #[test]
@@ -628,5 +630,59 @@ fn a_dependent_walk_moves_by_the_read_latency_and_is_latency_bound() {
     assert_ne!(
         phase.and_then(|p| p.calibrated).and_then(|c| c.regime),
         Some(Regime::LatencyBound)
+    );
+}
+
+#[test]
+fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
+    let sizes = [1 << 12, 1 << 13, 1 << 14];
+    let (triad, series) = host_series("triad", &sizes);
+    let stencil = Declared {
+        inner: triad.as_ref(),
+        patterns: vec![("triad", crate::workloads::Access::Stencil)],
+    };
+    let stencils: Vec<(u64, f64)> = [1 << 10, 1 << 20, 1 << 30]
+        .into_iter()
+        .zip([14e9, 12e9, 3e9])
+        .collect();
+    let mut facts = swept_facts([16e9, 8e9, 4e9], None);
+    facts.one_thread = Some(crate::fit::window::OneThreadRates {
+        streaming: facts.streaming.clone(),
+        stencils,
+        ..Default::default()
+    });
+    let target = 1 << 26;
+    // Run on one thread, it moves by one thread's stencil sweep at its grid's bytes.
+    let mut alone = series.clone();
+    for ph in alone.points.iter_mut().flat_map(|p| &mut p.phases) {
+        ph.threads = Some(1);
+    }
+    let one = facts.one_thread.clone().expect("one thread");
+    let (window, _) = calibrated_forecast(&stencil, &alone, &facts, target, None);
+    assert_eq!(window.level_moves.len(), sizes.len());
+    for m in &window.level_moves {
+        let here = one
+            .stencil_rate(triad.bytes_needed(m.size))
+            .expect("a rate");
+        let there = one
+            .stencil_rate(triad.bytes_needed(target))
+            .expect("a rate");
+        let own = m.own_rates.iter().find(|o| o.0 == "triad").expect("triad");
+        assert_eq!((own.1, own.2), (here, here / there), "{own:?}");
+        assert_eq!(m.own_patterns, ["triad"]);
+    }
+    assert!(!window.note.unwrap_or_default().contains("triad (stencil)"));
+    // With the device's own launches there is no stencil sweep: it streams, and the note
+    // says so.
+    let mut launched = series.clone();
+    for ph in launched.points.iter_mut().flat_map(|p| &mut p.phases) {
+        ph.threads = None;
+    }
+    let (window, _) = calibrated_forecast(&stencil, &launched, &facts, target, None);
+    assert!(window.level_moves.iter().all(|m| m.own_patterns.is_empty()));
+    let note = window.note.expect("a note");
+    assert!(
+        note.contains("triad (stencil): the calibration has no sweep"),
+        "{note}"
     );
 }
