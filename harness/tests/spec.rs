@@ -132,7 +132,8 @@ fn broken_specs_name_the_field_and_line() {
         "kernel = \"saxpy\"\naccess = \"scatter\"\n",
     );
     assert!(
-        m.contains("launches[0].access") && m.contains("stream, strided, transpose"),
+        m.contains("launches[0].access")
+            && m.contains("stream, stencil, hyperplane, hyperplane-descending, strided, transpose"),
         "{m}"
     );
 }
