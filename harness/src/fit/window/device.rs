@@ -11,11 +11,17 @@ pub struct DeviceFacts {
     pub executors: f64,
     /// Device-timed launch overhead L.
     pub launch_seconds: Seconds,
-    /// Memory levels from the latency sweep, smallest first: name and the largest working
-    /// set, bytes, measured on its plateau (the last level is device memory, unbounded).
+    /// Memory levels where the streaming rate steps, smallest first: name and the largest
+    /// working set, bytes (the last level is device memory, unbounded). From the bandwidth
+    /// sweep's rows, whose device memory starts past twice the largest cache the device or
+    /// its OS reports; in calibrations without those rows, the latency sweep's plateaus.
     pub levels: Vec<(String, u64)>,
-    /// The read latency t of each level in `levels` (its plateau's median), seconds, by
-    /// name; empty where the calibration has none. A launch too small to fill the device
+    /// The latency sweep's levels, as [`Self::levels`]: where a pointer chase's latency
+    /// steps, which may be earlier than the rate (its pages outgrow the TLB's reach before
+    /// the working set outgrows the cache). Empty: the same as `levels`.
+    pub latency_levels: Vec<(String, u64)>,
+    /// The read latency t of each level in `latency_levels` (its plateau's median), seconds,
+    /// by name; empty where the calibration has none. A launch too small to fill the device
     /// waits on it ([`DeviceFacts::latency_of`]).
     pub latencies: Vec<(String, f64)>,
     /// The streaming-bandwidth sweep's points (copy and triad pooled): working set, bytes,
@@ -180,6 +186,17 @@ fn interpolated_rate(points: &[(u64, f64)], bytes: u64) -> Option<f64> {
     Some((lo.1 + along * (hi.1 - lo.1)).exp())
 }
 
+/// The first of `levels` (name, largest working set) that reaches `bytes`; the last one
+/// past them all.
+fn level_in(levels: &[(String, u64)], bytes: u64) -> String {
+    let count = levels.len();
+    levels
+        .iter()
+        .enumerate()
+        .find(|(i, (_, top))| *i + 1 == count || bytes <= *top)
+        .map_or_else(|| "memory".to_string(), |(_, (name, _))| name.clone())
+}
+
 impl Default for DeviceFacts {
     /// A device nothing was measured of: one executor, launches that cost nothing, one
     /// memory level (device memory), no sweep, latency, transfer or operation rate. Tests
@@ -189,6 +206,7 @@ impl Default for DeviceFacts {
             executors: 1.0,
             launch_seconds: Seconds(0.0),
             levels: vec![("memory".into(), u64::MAX)],
+            latency_levels: Vec::new(),
             latencies: Vec::new(),
             streaming: Vec::new(),
             memory_floor: None,
@@ -206,20 +224,20 @@ impl Default for DeviceFacts {
 }
 
 impl DeviceFacts {
-    /// The level a working set of `bytes` lives in: the first whose plateau reaches it.
+    /// The level a working set of `bytes` lives in: the first of [`Self::levels`] that
+    /// reaches it.
     pub fn level_of(&self, bytes: u64) -> String {
-        let count = self.levels.len();
-        self.levels
-            .iter()
-            .enumerate()
-            .find(|(i, (_, top))| *i + 1 == count || bytes <= *top)
-            .map_or_else(|| "memory".to_string(), |(_, (name, _))| name.clone())
+        level_in(&self.levels, bytes)
     }
 
-    /// The read latency t of the level a working set of `bytes` lives in
-    /// ([`DeviceFacts::level_of`]), seconds; `None` where the calibration did not measure it.
+    /// The read latency t at a working set of `bytes`: that of the latency level it lives in
+    /// ([`Self::latency_levels`]), seconds; `None` where the calibration did not measure it.
     pub fn latency_of(&self, bytes: u64) -> Option<f64> {
-        let level = self.level_of(bytes);
+        let level = if self.latency_levels.is_empty() {
+            self.level_of(bytes)
+        } else {
+            level_in(&self.latency_levels, bytes)
+        };
         self.latencies
             .iter()
             .find(|(name, t)| *name == level && *t > 0.0 && t.is_finite())
