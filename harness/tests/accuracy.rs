@@ -129,11 +129,16 @@ fn table(device: &str, half: &str, suite: &serde_json::Value, dir: &Path) -> Str
         ));
     }
     for v in suite["summary"].as_array().unwrap() {
+        let percent = |x: &serde_json::Value| {
+            x.as_f64()
+                .filter(|e| e.is_finite())
+                .map_or_else(|| "-".to_string(), |e| format!("{e:.1} %"))
+        };
         t.push_str(&format!(
-            "{}: median {:.1} %, max {:.1} %, {} of {} predicted\n",
+            "{}: median {}, max {}, {} of {} predicted\n",
             v["variant"].as_str().unwrap_or("?"),
-            v["error"]["median"].as_f64().unwrap_or(f64::NAN),
-            v["error"]["max"].as_f64().unwrap_or(f64::NAN),
+            percent(&v["error"]["median"]),
+            percent(&v["error"]["max"]),
             v["predicted"],
             v["cases"]
         ));

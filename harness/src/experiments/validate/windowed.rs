@@ -20,6 +20,12 @@ pub fn windowed_forecast(
     let choice = choose_window(&facts, workload.bytes_needed(large), device);
     let smallest = series.points.first().map_or(1, |p| p.size);
     let hint = || match smallest_good_size(workload, device, smallest, large) {
+        // Three sizes between the level's edge and the target need room below the target.
+        Some(s) if workload.bytes_needed(s).saturating_mul(2) > workload.bytes_needed(large) => {
+            format!(
+                "the target's level starts at N = {s}, within half of the target's bytes: no window of small sizes fits there (a target further past the edge would have one; the calibrated variant moves smaller sizes across it)"
+            )
+        }
         Some(s) => format!("run at least 3 small sizes from N = {s} (below {large})"),
         None => {
             format!("no size below {large} both saturates the device and lives in its memory level")
