@@ -158,6 +158,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
     if let Some(bs) = &c.babelstream {
         out.push('\n');
         out.push_str(&babelstream_table(bs));
+        if let Some(line) = memory_beside_babelstream(c, bs) {
+            out.push_str(&line);
+        }
     }
     if !c.reported_caches.is_empty() {
         let caches: Vec<String> = c
@@ -432,6 +435,48 @@ pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String 
     }
     out.push_str(&t.render());
     out
+}
+
+/// Device memory's streaming row beside BabelStream's copy and triad of the same run, one
+/// line: the row's median over its working sets as a share of BabelStream's headline (its
+/// fastest iteration) and of its mean iteration, so that a reader sees which of the two
+/// statistics the difference is; `None` without the row or the kernels.
+fn memory_beside_babelstream(
+    c: &Calibration,
+    bs: &crate::bench::babelstream::BabelStream,
+) -> Option<String> {
+    let row = c.bandwidth.as_ref()?.levels.last()?;
+    if row.level != "memory" {
+        return None;
+    }
+    let pairs: Vec<String> = [
+        ("copy", "Copy", row.copy_gbps),
+        ("triad", "Triad", row.triad_gbps),
+    ]
+    .into_iter()
+    .filter_map(|(name, kernel, ours)| {
+        let ours = ours?;
+        let k = bs.kernels.iter().find(|k| k.name == kernel)?;
+        let best = k.mbytes_per_sec * 1e-3;
+        let mean = best * k.min_seconds / k.average_seconds;
+        (best > 0.0 && mean.is_finite() && mean > 0.0).then(|| {
+            format!(
+                "{name} {} GB/s = {:.2} of its best ({}), {:.2} of its mean ({})",
+                sig(ours, 3),
+                ours / best,
+                sig(best, 3),
+                ours / mean,
+                sig(mean, 3)
+            )
+        })
+    })
+    .collect();
+    (!pairs.is_empty()).then(|| {
+        format!(
+            "device memory's row (the sweep's median over its working sets) beside BabelStream in this run: {}\n",
+            pairs.join("; ")
+        )
+    })
 }
 
 /// The `--compare` table.

@@ -289,6 +289,75 @@ mod tests {
             ),
             None => assert_eq!(dependent[7], "-", "{text}"),
         }
+        // The hyperplane walks' rows, where the calibration has their sweep (here the
+        // device's: 15.9 MiB in the L3, 1 GiB in memory).
+        assert!(row(&text, "hyperplane").is_none() && row(&text, "stencil").is_none());
+        c.hyperplanes = Some(crate::bench::hyperplane::HyperplaneSweep {
+            points: [(161usize, 2.31, 2.17), (647, 0.98, 0.66)]
+                .into_iter()
+                .map(|(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
+                    side: n,
+                    sides: vec![n],
+                    working_set_bytes: 4 * n * n * n,
+                    ascending_gbps: up,
+                    ascending_ci95_gbps: [up, up],
+                    descending_gbps: down,
+                    descending_ci95_gbps: [down, down],
+                    outliers: 0,
+                })
+                .collect(),
+        });
+        let text = calibration_summary(&c);
+        let up = row(&text, "hyperplane").expect("a hyperplane row");
+        assert_eq!(up[up.len() - 2..], ["2.31", "0.980"], "{text}");
+        let down = row(&text, "hyperplane-descending").expect("a descending row");
+        assert_eq!(down[down.len() - 2..], ["2.17", "0.660"], "{text}");
+    }
+
+    #[test]
+    fn device_memorys_row_is_put_beside_babelstreams_best_and_mean() {
+        let mut c = test_fixture();
+        let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
+            level: name.into(),
+            working_set_bytes: range,
+            read_gbps: None,
+            write_gbps: None,
+            copy_gbps: Some(50.0),
+            triad_gbps: None,
+        };
+        c.bandwidth = Some(crate::bench::bandwidth::BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels: vec![
+                level("L3", [0, (64 << 20) - 1]),
+                level("memory", [64 << 20, usize::MAX]),
+            ],
+        });
+        // BabelStream's copy: 62.5 GB/s in its fastest iteration, 50 GB/s in its mean.
+        let copy = crate::bench::babelstream::BabelStreamKernel {
+            name: "Copy".into(),
+            mbytes_per_sec: 62_500.0,
+            min_seconds: 0.004,
+            max_seconds: 0.006,
+            average_seconds: 0.005,
+            device_mbytes_per_sec: 62_500.0,
+        };
+        c.babelstream = Some(crate::bench::babelstream::BabelStream {
+            elements: 1 << 25,
+            precision: crate::bench::babelstream::Precision::Float,
+            iterations: 100,
+            executors: 1 << 25,
+            kernels: vec![copy],
+            max_rel_error: 0.0,
+        });
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("beside BabelStream in this run: copy 50.0 GB/s = 0.80 of its best (62.5), 1.00 of its mean (50.0)\n"),
+            "{text}"
+        );
+        // Without a device-memory row, no line.
+        c.bandwidth.as_mut().expect("a sweep").levels.pop();
+        assert!(!calibration_summary(&c).contains("beside BabelStream"));
     }
 
     #[test]
