@@ -104,7 +104,10 @@ fn sweep_launch(
 ) -> Result<(), WorkloadError> {
     let launch = s.grid2(n - 2, n - 2);
     let bytes = 8 * ((n - 2) * (n - 2) * n) as u64;
-    s.launch_moving(
+    // Per updated point: the neighbours' add, the halving, the change's subtract and the
+    // running maximum.
+    let flops = 4 * ((n - 2) * (n - 2) * (n - 2)) as u64;
+    s.launch_declared(
         phase,
         "adi_sweep",
         &launch,
@@ -118,5 +121,6 @@ fn sweep_launch(
             Arg::Buf(eps),
         ],
         Some(bytes),
+        Some(flops),
     )
 }

@@ -107,7 +107,8 @@ fn solve(
     strides: [u32; 3],
 ) -> Result<(), WorkloadError> {
     let launch = s.grid2(n, n);
-    s.launch_moving(
+    // Per point: an add and a multiply forward, a multiply and an add back.
+    s.launch_declared(
         phase,
         "line_solve",
         &launch,
@@ -120,6 +121,7 @@ fn solve(
             Arg::U32(strides[2]),
         ],
         Some(8 * (n * n * n) as u64),
+        Some(4 * (n * n * n) as u64),
     )
 }
 

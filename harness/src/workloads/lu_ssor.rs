@@ -45,6 +45,18 @@ pub fn reference(n: usize, iterations: usize) -> Vec<f32> {
     a
 }
 
+/// The floating-point operations of one plane point: five adds of the six neighbours, two
+/// multiplies and the add of the two.
+const PLANE_POINT_FLOPS: u64 = 8;
+
+/// The interior points (i, j, k in 1..n − 1) of the plane i + j + k = h.
+fn plane_points(n: usize, h: usize) -> u64 {
+    let m = n.saturating_sub(2);
+    // (j, k) in 1..=m with j + k = s: s − 1 pairs up to m + 1, 2m + 1 − s beyond.
+    let pairs = |s: usize| s.saturating_sub(1).min((2 * m + 1).saturating_sub(s)) as u64;
+    (1..=m.min(h)).map(|i| pairs(h - i)).sum()
+}
+
 /// LU-style SSOR on hyperplanes.
 #[derive(Debug, Clone, Copy)]
 pub struct LuSsor;
@@ -94,7 +106,7 @@ impl Workload for LuSsor {
                     Box::new(planes.iter())
                 };
                 for &h in ordered {
-                    s.launch_as(
+                    s.launch_declared(
                         phase,
                         "ssor_plane",
                         &launch,
@@ -105,6 +117,8 @@ impl Workload for LuSsor {
                             Arg::F32(w6),
                             Arg::F32(keep),
                         ],
+                        None,
+                        Some(PLANE_POINT_FLOPS * plane_points(n, h)),
                     )?;
                 }
             }
@@ -118,6 +132,23 @@ impl Workload for LuSsor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_planes_hold_every_interior_point_once() {
+        for n in [3usize, 4, 7, 12] {
+            let m = (n - 2) as u64;
+            let counted: u64 = (3..=3 * (n - 2)).map(|h| plane_points(n, h)).sum();
+            assert_eq!(counted, m * m * m, "n = {n}");
+            // Brute force for one plane.
+            let h = (3 * (n - 2) + 3) / 2;
+            let brute = (1..n - 1)
+                .flat_map(|i| (1..n - 1).flat_map(move |j| (1..n - 1).map(move |k| i + j + k)))
+                .filter(|&s| s == h)
+                .count() as u64;
+            assert_eq!(plane_points(n, h), brute, "n = {n}, h = {h}");
+        }
+        assert_eq!(plane_points(7, 2), 0);
+    }
     use crate::backend::host::HostDevice;
     use crate::backend::{download_f32, upload_f32, Launch};
     use crate::workloads::grid3d::{initial, program};

@@ -361,12 +361,14 @@ impl Workload for Jacobi2d {
         let mut b = s.upload_f32(&init)?;
         let launch = s.grid2(n - 2, n - 2);
         for _ in 0..iterations {
-            s.launch_moving(
+            // Three adds and a multiply per interior point.
+            s.launch_declared(
                 "jacobi",
                 "jacobi",
                 &launch,
                 &[Arg::Buf(&a), Arg::Buf(&b), Arg::U32(n as u32)],
                 Some(8 * ((n - 2) * (n - 2)) as u64),
+                Some(4 * ((n - 2) * (n - 2)) as u64),
             )?;
             std::mem::swap(&mut a, &mut b);
         }
@@ -504,7 +506,7 @@ fn sor_plain_iteration(
     s.launch("zero_u32", &Launch::single(), &[Arg::Buf(eps)])?;
     for (d, lo, count) in interior_diagonals(n) {
         let launch = s.linear(count);
-        s.launch_moving(
+        s.launch_declared(
             "sor_diag",
             "sor_diag",
             &launch,
@@ -518,6 +520,7 @@ fn sor_plain_iteration(
                 Arg::Buf(eps),
             ],
             Some(8 * count as u64),
+            Some(SOR_POINT_FLOPS * count as u64),
         )?;
     }
     read_eps(s, eps)
@@ -533,7 +536,7 @@ fn sor_skewed_iteration(
     let base = |e: usize| (skew_offset(e, n) - diagonal_start(e, n)) as u32;
     for (d, lo, count) in interior_diagonals(n) {
         let launch = s.linear(count);
-        s.launch_moving(
+        s.launch_declared(
             "sor_diag_skewed",
             "sor_diag_skewed",
             &launch,
@@ -548,9 +551,26 @@ fn sor_skewed_iteration(
                 Arg::Buf(eps),
             ],
             Some(8 * count as u64),
+            Some(SOR_POINT_FLOPS * count as u64),
         )?;
     }
     read_eps(s, eps)
+}
+
+/// The floating-point operations of one SOR point as the kernels write it (`SOR_POINT` and the
+/// change it reports): three adds of the neighbours, ω·¼, its product with the sum, 1 − ω,
+/// its product with the point, the add of the two, and the change's subtract.
+const SOR_POINT_FLOPS: u64 = 9;
+
+/// The interior points (i, j in 1..n − 1) of colour `parity`, (i + j) % 2 = parity.
+fn colour_points(n: usize, parity: u32) -> u64 {
+    let m = n.saturating_sub(2) as u64;
+    let even = (m * m).div_ceil(2);
+    if parity == 0 {
+        even
+    } else {
+        m * m - even
+    }
 }
 
 /// Red-black SOR: red points, then black points, per iteration.
@@ -632,7 +652,7 @@ pub(super) fn sor_rb_half_sweep(
     parity: u32,
     eps: &Buffer,
 ) -> Result<(), WorkloadError> {
-    s.launch_moving(
+    s.launch_declared(
         phase,
         "sor_rb",
         launch,
@@ -644,12 +664,27 @@ pub(super) fn sor_rb_half_sweep(
             Arg::Buf(eps),
         ],
         Some(8 * ((n - 2) * (n - 2)) as u64),
+        Some(SOR_POINT_FLOPS * colour_points(n, parity)),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_two_colours_hold_every_interior_point_once() {
+        for n in [3usize, 4, 5, 10, 11] {
+            let brute = |parity: usize| {
+                (1..n - 1)
+                    .flat_map(|i| (1..n - 1).map(move |j| (i + j) % 2))
+                    .filter(|&p| p == parity)
+                    .count() as u64
+            };
+            assert_eq!(colour_points(n, 0), brute(0), "n = {n}");
+            assert_eq!(colour_points(n, 1), brute(1), "n = {n}");
+        }
+    }
 
     #[test]
     fn skewed_layout_is_a_bijection_with_contiguous_diagonals() {

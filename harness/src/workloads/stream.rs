@@ -89,18 +89,20 @@ impl Workload for Stream {
         let c = s.scratch(size * 4)?;
         let launch = s.linear(size);
         let n = size as u32;
-        // Two arrays read and one written per element.
+        // Two arrays read and one written per element; an add (vadd), a multiply and an add
+        // (triad).
         let bytes = 12 * size as u64;
         for _ in 0..iterations {
             match self.0 {
-                StreamKind::Vadd => s.launch_moving(
+                StreamKind::Vadd => s.launch_declared(
                     "vadd",
                     "vadd",
                     &launch,
                     &[Arg::Buf(&a), Arg::Buf(&b), Arg::Buf(&c), Arg::U32(n)],
                     Some(bytes),
+                    Some(size as u64),
                 )?,
-                StreamKind::Triad => s.launch_moving(
+                StreamKind::Triad => s.launch_declared(
                     "triad",
                     "triad",
                     &launch,
@@ -112,6 +114,7 @@ impl Workload for Stream {
                         Arg::U32(n),
                     ],
                     Some(bytes),
+                    Some(2 * size as u64),
                 )?,
             }
         }
