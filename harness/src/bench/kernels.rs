@@ -330,8 +330,7 @@ fn host_fma_throughput(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
 /// that declared its flops looked compute-bound there.
 fn fma_executors(at: usize, part: &mut [f32], iters: u32, m: f32, b: f32) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    {
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function is compiled for (checked above).
         unsafe { fma_executors_avx2(at, part, iters, m, b) };
         return;

@@ -459,7 +459,7 @@ pub fn calibrated_forecast(
     }
     // A declared grid walk whose sweep the calibration lacks for where the phase ran (the
     // stencil sweep runs on one thread alone; calibrations before the sweeps) streams.
-    let unswept: Vec<String> = workload
+    let unswept: Vec<(&str, Access)> = workload
         .access_patterns()
         .into_iter()
         .filter(|&(name, access)| {
@@ -468,13 +468,31 @@ pub fn calibrated_forecast(
                     .iter()
                     .any(|m| m.own_patterns.iter().any(|p| p == name))
         })
-        .map(|(name, access)| format!("{name} ({})", access.name()))
         .collect();
-    if !unswept.is_empty() && !choice.accepted.is_empty() {
-        notes.push(format!(
-            "{}: the calibration has no sweep of that pattern where it ran (the stencil sweep runs on one thread, the hyperplane sweep on one thread on the host and with the device's launches elsewhere): moved as streaming",
-            unswept.join(", ")
-        ));
+    if !choice.accepted.is_empty() {
+        for (pattern, why) in [
+            (
+                "stencil",
+                "which the calibration sweeps on one thread alone",
+            ),
+            (
+                "hyperplane",
+                "which this calibration did not sweep where they ran",
+            ),
+        ] {
+            let names: Vec<&str> = unswept
+                .iter()
+                .filter(|(_, a)| a.name().starts_with(pattern))
+                .map(|p| p.0)
+                .collect();
+            if !names.is_empty() {
+                notes.push(format!(
+                    "{} declare{} {pattern}, {why}: moved as streaming",
+                    names.join(", "),
+                    if names.len() == 1 { "s" } else { "" }
+                ));
+            }
+        }
     }
     let undeclared = workload.undeclared_access();
     if !undeclared.is_empty() {

@@ -671,7 +671,7 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
         assert_eq!((own.1, own.2), (here, here / there), "{own:?}");
         assert_eq!(m.own_patterns, ["triad"]);
     }
-    assert!(!window.note.unwrap_or_default().contains("triad (stencil)"));
+    assert!(!window.note.unwrap_or_default().contains("declares stencil"));
     // With the device's own launches there is no stencil sweep: it streams, and the note
     // says so.
     let mut launched = series.clone();
@@ -682,7 +682,7 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
     assert!(window.level_moves.iter().all(|m| m.own_patterns.is_empty()));
     let note = window.note.expect("a note");
     assert!(
-        note.contains("triad (stencil): the calibration has no sweep"),
+        note.contains("triad declares stencil, which the calibration sweeps on one thread alone"),
         "{note}"
     );
 }
