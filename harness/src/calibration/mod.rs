@@ -400,3 +400,40 @@ pub(crate) fn test_fixture() -> Calibration {
     ));
     Calibration::load(&path).expect("the fixture parses")
 }
+
+/// BabelStream's five-kernel run as the unit tests set it: 2^25 floats, 100 iterations,
+/// the `kernels` given.
+#[cfg(test)]
+pub(crate) fn test_babelstream(
+    kernels: Vec<crate::bench::babelstream::BabelStreamKernel>,
+) -> crate::bench::babelstream::BabelStream {
+    crate::bench::babelstream::BabelStream {
+        elements: 1 << 25,
+        precision: crate::bench::babelstream::Precision::Float,
+        iterations: 100,
+        executors: 1 << 25,
+        kernels,
+        max_rel_error: 0.0,
+    }
+}
+
+/// A hyperplane sweep as the unit tests set it: per (cube side, rate upwards, rate
+/// downwards in GB/s), one point of one side, its interval its rate.
+#[cfg(test)]
+pub(crate) fn test_hyperplanes(points: &[(usize, f64, f64)]) -> HyperplaneSweep {
+    HyperplaneSweep {
+        points: points
+            .iter()
+            .map(|&(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
+                side: n,
+                sides: vec![n],
+                working_set_bytes: 4 * n * n * n,
+                ascending_gbps: up,
+                ascending_ci95_gbps: [up, up],
+                descending_gbps: down,
+                descending_ci95_gbps: [down, down],
+                outliers: 0,
+            })
+            .collect(),
+    }
+}

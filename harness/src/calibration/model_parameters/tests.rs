@@ -153,14 +153,10 @@ fn the_memory_floor_is_babelstreams_triad_over_its_mean_iteration() {
         average_seconds,
         device_mbytes_per_sec: 1.0,
     };
-    c.babelstream = Some(crate::bench::babelstream::BabelStream {
-        elements: 1 << 25,
-        precision: crate::bench::babelstream::Precision::Float,
-        iterations: 100,
-        executors: 1 << 25,
-        kernels: vec![kernel("Copy", 0.001), kernel("Triad", 0.0125)],
-        max_rel_error: 0.0,
-    });
+    c.babelstream = Some(crate::calibration::test_babelstream(vec![
+        kernel("Copy", 0.001),
+        kernel("Triad", 0.0125),
+    ]));
     // Three arrays of 2^25 floats (402,653,184 bytes) in 12.5 ms: 32.2 GB/s.
     let floor = window_facts(&c).memory_floor.expect("a floor");
     assert!((floor - 402_653_184.0 / 0.0125).abs() < 1.0, "{floor}");
@@ -211,14 +207,10 @@ fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
         average_seconds: 1e-4,
         device_mbytes_per_sec: mbps,
     };
-    c.babelstream = Some(crate::bench::babelstream::BabelStream {
-        elements: 1 << 25,
-        precision: crate::bench::babelstream::Precision::Float,
-        iterations: 100,
-        executors: 1 << 25,
-        kernels: vec![kernel("Copy", 2_509_305.0), kernel("Triad", 3_251_398.0)],
-        max_rel_error: 0.0,
-    });
+    c.babelstream = Some(crate::calibration::test_babelstream(vec![
+        kernel("Copy", 2_509_305.0),
+        kernel("Triad", 3_251_398.0),
+    ]));
     let gap = |c: &Calibration, mib: u64| {
         ModelInputs::from_calibration(c)
             .streaming_gap(mib << 20, 2, 1)

@@ -158,21 +158,10 @@ mod tests {
             "no sweep, no line: {text}"
         );
         let mut one = c.one_thread.clone().expect("one thread");
-        one.hyperplanes = Some(crate::bench::hyperplane::HyperplaneSweep {
-            points: [(161usize, 2.31, 2.17), (647, 0.98, 0.66)]
-                .into_iter()
-                .map(|(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
-                    side: n,
-                    sides: vec![n],
-                    working_set_bytes: 4 * n * n * n,
-                    ascending_gbps: up,
-                    ascending_ci95_gbps: [up, up],
-                    descending_gbps: down,
-                    descending_ci95_gbps: [down, down],
-                    outliers: 0,
-                })
-                .collect(),
-        });
+        one.hyperplanes = Some(crate::calibration::test_hyperplanes(&[
+            (161, 2.31, 2.17),
+            (647, 0.98, 0.66),
+        ]));
         let planes = one.hyperplanes.clone();
         c.one_thread = Some(one);
         let text = calibration_summary(&c);
@@ -197,11 +186,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_calibration_summary_gives_each_patterns_rate_per_level() {
-        use crate::bench::transpose::{TransposePoint, TransposeShape};
-        let mut c = test_fixture();
-        assert!(!calibration_summary(&c).contains("rate by access pattern"));
+    /// A streaming sweep's rows: an L3 below 64 MiB and device memory past it, each copying
+    /// at 50 GB/s.
+    fn l3_and_memory_rows() -> crate::bench::bandwidth::BandwidthSweep {
         let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
             level: name.into(),
             working_set_bytes: range,
@@ -210,14 +197,22 @@ mod tests {
             copy_gbps: Some(50.0),
             triad_gbps: None,
         };
-        c.bandwidth = Some(crate::bench::bandwidth::BandwidthSweep {
+        crate::bench::bandwidth::BandwidthSweep {
             executors: 2,
             curves: Vec::new(),
             levels: vec![
                 level("L3", [0, (64 << 20) - 1]),
                 level("memory", [64 << 20, usize::MAX]),
             ],
-        });
+        }
+    }
+
+    #[test]
+    fn the_calibration_summary_gives_each_patterns_rate_per_level() {
+        use crate::bench::transpose::{TransposePoint, TransposeShape};
+        let mut c = test_fixture();
+        assert!(!calibration_summary(&c).contains("rate by access pattern"));
+        c.bandwidth = Some(l3_and_memory_rows());
         // The row of `pattern`: its sweep's words, then one cell per level.
         let row = |text: &str, pattern: &str| -> Option<Vec<String>> {
             let table = text.split("rate by access pattern").nth(1)?;
@@ -292,21 +287,10 @@ mod tests {
         // The hyperplane walks' rows, where the calibration has their sweep (here the
         // device's: 15.9 MiB in the L3, 1 GiB in memory).
         assert!(row(&text, "hyperplane").is_none() && row(&text, "stencil").is_none());
-        c.hyperplanes = Some(crate::bench::hyperplane::HyperplaneSweep {
-            points: [(161usize, 2.31, 2.17), (647, 0.98, 0.66)]
-                .into_iter()
-                .map(|(n, up, down)| crate::bench::hyperplane::HyperplanePoint {
-                    side: n,
-                    sides: vec![n],
-                    working_set_bytes: 4 * n * n * n,
-                    ascending_gbps: up,
-                    ascending_ci95_gbps: [up, up],
-                    descending_gbps: down,
-                    descending_ci95_gbps: [down, down],
-                    outliers: 0,
-                })
-                .collect(),
-        });
+        c.hyperplanes = Some(crate::calibration::test_hyperplanes(&[
+            (161, 2.31, 2.17),
+            (647, 0.98, 0.66),
+        ]));
         let text = calibration_summary(&c);
         let up = row(&text, "hyperplane").expect("a hyperplane row");
         assert_eq!(up[up.len() - 2..], ["2.31", "0.980"], "{text}");
@@ -317,22 +301,7 @@ mod tests {
     #[test]
     fn device_memorys_row_is_put_beside_babelstreams_best_and_mean() {
         let mut c = test_fixture();
-        let level = |name: &str, range: [usize; 2]| crate::bench::bandwidth::LevelBandwidth {
-            level: name.into(),
-            working_set_bytes: range,
-            read_gbps: None,
-            write_gbps: None,
-            copy_gbps: Some(50.0),
-            triad_gbps: None,
-        };
-        c.bandwidth = Some(crate::bench::bandwidth::BandwidthSweep {
-            executors: 2,
-            curves: Vec::new(),
-            levels: vec![
-                level("L3", [0, (64 << 20) - 1]),
-                level("memory", [64 << 20, usize::MAX]),
-            ],
-        });
+        c.bandwidth = Some(l3_and_memory_rows());
         // BabelStream's copy: 62.5 GB/s in its fastest iteration, 50 GB/s in its mean.
         let copy = crate::bench::babelstream::BabelStreamKernel {
             name: "Copy".into(),
@@ -342,14 +311,7 @@ mod tests {
             average_seconds: 0.005,
             device_mbytes_per_sec: 62_500.0,
         };
-        c.babelstream = Some(crate::bench::babelstream::BabelStream {
-            elements: 1 << 25,
-            precision: crate::bench::babelstream::Precision::Float,
-            iterations: 100,
-            executors: 1 << 25,
-            kernels: vec![copy],
-            max_rel_error: 0.0,
-        });
+        c.babelstream = Some(crate::calibration::test_babelstream(vec![copy]));
         let text = calibration_summary(&c);
         assert!(
             text.contains("beside BabelStream in this run: copy 50.0 GB/s = 0.80 of its best (62.5), 1.00 of its mean (50.0)\n"),
