@@ -133,11 +133,14 @@ pub fn auto_small_sizes(
             device.executors
         ));
     }
-    let level = device.level_of(workload.bytes_needed(target));
+    // The levels as the pointer chase sees them: the earliest edge any sweep shows is where
+    // the target's level begins for the fit to cross (the rate's edge may lie at the target
+    // itself, past twice the last cache, where no affordable size reaches).
+    let level = device.latency_level_of(workload.bytes_needed(target));
     let elsewhere: Vec<usize> = sizes
         .iter()
         .copied()
-        .filter(|&s| device.level_of(workload.bytes_needed(s)) != level)
+        .filter(|&s| device.latency_level_of(workload.bytes_needed(s)) != level)
         .collect();
     if !elsewhere.is_empty() {
         notes.push(format!(
@@ -156,7 +159,8 @@ pub fn auto_small_sizes(
 /// may hold: a quarter, so that its runs cost at most about a quarter of the target's each.
 pub const TARGET_LEVEL_SHARE: f64 = 0.25;
 
-/// Where no size from `hi` down lives in the target's memory level: the smallest size above
+/// Where no size from `hi` down lives in the target's memory level (the pointer chase's,
+/// [`DeviceFacts::latency_level_of`]): the smallest size above
 /// `hi` whose working set does (off powers of two on a `grid`), added to `sizes` if it holds
 /// at most [`TARGET_LEVEL_SHARE`] of the target's bytes, so that the fit crosses the level
 /// edge the target lies past instead of guessing it (docs/models.md §2.4, "The window"). The
@@ -171,8 +175,8 @@ fn size_in_targets_level(
     sizes: &mut Vec<usize>,
 ) -> Option<String> {
     let bytes = |n: usize| workload.bytes_needed(n);
-    let level = device.level_of(bytes(target));
-    let inside = |n: usize| device.level_of(bytes(n)) == level;
+    let level = device.latency_level_of(bytes(target));
+    let inside = |n: usize| device.latency_level_of(bytes(n)) == level;
     // The working set grows with N and the levels with the working set: bisect for the
     // smallest N in the target's level, (lo, up] holding it.
     let (mut lo, mut up) = (hi, target);

@@ -230,14 +230,22 @@ impl DeviceFacts {
         level_in(&self.levels, bytes)
     }
 
-    /// The read latency t at a working set of `bytes`: that of the latency level it lives in
-    /// ([`Self::latency_levels`]), seconds; `None` where the calibration did not measure it.
-    pub fn latency_of(&self, bytes: u64) -> Option<f64> {
-        let level = if self.latency_levels.is_empty() {
+    /// The latency level a working set of `bytes` lives in: the first of
+    /// [`Self::latency_levels`] that reaches it ([`Self::level_of`] where there are none).
+    /// Its edges are the earliest a sweep sees a level change: a pointer chase's latency
+    /// steps as its pages outgrow the TLB's reach, before a stream's rate does.
+    pub fn latency_level_of(&self, bytes: u64) -> String {
+        if self.latency_levels.is_empty() {
             self.level_of(bytes)
         } else {
             level_in(&self.latency_levels, bytes)
-        };
+        }
+    }
+
+    /// The read latency t at a working set of `bytes`: that of the latency level it lives in
+    /// ([`Self::latency_level_of`]), seconds; `None` where the calibration did not measure it.
+    pub fn latency_of(&self, bytes: u64) -> Option<f64> {
+        let level = self.latency_level_of(bytes);
         self.latencies
             .iter()
             .find(|(name, t)| *name == level && *t > 0.0 && t.is_finite())
