@@ -314,7 +314,34 @@ mod tests {
         c.babelstream = Some(crate::calibration::test_babelstream(vec![copy]));
         let text = calibration_summary(&c);
         assert!(
-            text.contains("beside BabelStream in this run: copy 50.0 GB/s = 0.80 of its best (62.5), 1.00 of its mean (50.0)\n"),
+            text.contains("beside BabelStream in this run: copy 50.0 GB/s against BabelStream's mean 50.0 (1.00)\n"),
+            "{text}"
+        );
+        // With the sweep's samples at 64 MiB (spread 3: copy 2…22 ms, triad the same × 3),
+        // its fastest tenth is put beside BabelStream's best.
+        let w = 64usize << 20;
+        let copy: Vec<f64> = (2..=22).map(|ms| ms as f64 * 1e-3).collect();
+        let triad: Vec<f64> = copy.iter().map(|t| 3.0 * t).collect();
+        c.samples.insert(format!("bandwidth_copy_s/{w}"), copy);
+        c.samples.insert(format!("bandwidth_triad_s/{w}"), triad);
+        let curve = |kernel| crate::bench::bandwidth::BandwidthCurve {
+            kernel,
+            points: vec![crate::bench::bandwidth::BandwidthPoint {
+                working_set_bytes: w,
+                gbps: 50.0,
+                ci95_gbps: [50.0, 50.0],
+                passes: 1,
+                outliers: 0,
+            }],
+        };
+        let sweep = c.bandwidth.as_mut().expect("a sweep");
+        sweep.curves = vec![
+            curve(crate::bench::bandwidth::StreamKernel::Copy),
+            curve(crate::bench::bandwidth::StreamKernel::Triad),
+        ];
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("(1.00), its fastest tenth 150 GB/s against its best 62.5 (2.40)\n"),
             "{text}"
         );
         // Without a device-memory row, no line.
