@@ -473,11 +473,11 @@ pub fn calibrated_forecast(
         for (pattern, why) in [
             (
                 "stencil",
-                "which the calibration sweeps on one thread alone",
+                "which this calibration did not sweep where it ran (the stencil sweep runs on one thread alone)",
             ),
             (
                 "hyperplane",
-                "which this calibration did not sweep where they ran",
+                "which this calibration did not sweep where it ran",
             ),
         ] {
             let names: Vec<&str> = unswept

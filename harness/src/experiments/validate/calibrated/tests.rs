@@ -682,7 +682,7 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
     assert!(window.level_moves.iter().all(|m| m.own_patterns.is_empty()));
     let note = window.note.expect("a note");
     assert!(
-        note.contains("triad declares stencil, which the calibration sweeps on one thread alone"),
+        note.contains("triad declares stencil, which this calibration did not sweep where it ran"),
         "{note}"
     );
 }
