@@ -190,7 +190,7 @@ pub fn calibrate(
         },
         executors: executors_parameter(&executors, info.class),
     };
-    Ok(Calibration {
+    let mut calibration = Calibration {
         format_version: FORMAT_VERSION,
         device: info.clone(),
         provenance: Provenance {
@@ -224,10 +224,13 @@ pub fn calibrate(
         gathers: Some(gathers),
         random_gathers: Some(random_gathers),
         hyperplanes,
+        patterns: Vec::new(),
         sampling: plan,
         seeds: ctx.seeds,
         samples: ctx.samples,
-    })
+    };
+    calibration.patterns = super::patterns::pattern_rates(&calibration);
+    Ok(calibration)
 }
 
 /// The host's copy and triad sweep and its strided read sweep once more, every launch on the

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod lock;
 pub mod measure;
 pub mod model_parameters;
+pub mod patterns;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -258,6 +259,12 @@ pub struct Calibration {
     /// the host and in files before suite run 74 (2026-11-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperplanes: Option<HyperplaneSweep>,
+    /// Each access pattern a launch can declare, under its name, with its sweep's median rate
+    /// per level ([`patterns::pattern_rates`], derived from the sweeps above when the file is
+    /// written, for scripts: `.patterns[] | select(.pattern == "gather")`). Empty in files
+    /// before 2026-11-29's afternoon.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patterns: Vec<patterns::PatternRates>,
     /// The sampling plan used.
     pub sampling: SamplingPlan,
     /// Seeds of the random permutations, by purpose.

@@ -3,6 +3,7 @@
 
 use super::opt;
 use crate::calibration::compare::ParameterComparison;
+use crate::calibration::patterns::pattern_rates;
 use crate::calibration::Calibration;
 use crate::export::{sig, Table};
 
@@ -186,119 +187,28 @@ fn bandwidth_tables(c: &Calibration) -> String {
     out
 }
 
-/// A row of [`pattern_table`]: the pattern's name, its sweep in words, and the sweep's points
-/// (working set, GB/s).
-type PatternRow = (&'static str, String, Vec<(usize, f64)>);
-
 /// Each access pattern a spec can name, with the sweep that measures it and that sweep's
-/// median rate per level of the streaming table: `stream` the streaming copy, `strided` the
-/// strided read's line rate, `transpose`, `transpose-read` and `gather` their own sweeps
-/// (one thread's on the host, as the sweep column says), `dependent` the pointer chase's node
-/// per read latency; a pattern without a sweep in the file is left out. `None` where the calibration has no streaming table.
+/// median rate per level of the streaming table ([`pattern_rates`]); `None` where the
+/// calibration has no streaming table.
 fn pattern_table(c: &Calibration) -> Option<Table> {
     let levels = &c.bandwidth.as_ref()?.levels;
-    let facts = crate::calibration::model_parameters::window_facts(c);
-    let swept = |v: &[(u64, f64)]| -> Vec<(usize, f64)> {
-        v.iter().map(|&(b, r)| (b as usize, r * 1e-9)).collect()
-    };
-    let on_one = |one: bool, what: &str| {
-        if one {
-            format!("{what}, one thread")
-        } else {
-            what.to_string()
-        }
-    };
-    let mut rows: Vec<PatternRow> = vec![
-        ("stream", "copy and triad".into(), swept(&facts.streaming)),
-        (
-            "strided",
-            "strided read, a line each".into(),
-            swept(&facts.lines),
-        ),
-    ];
-    if let Some(t) = &c.transposes {
-        rows.push((
-            "transpose",
-            on_one(t.one_thread, "j,k transpose"),
-            swept(&facts.transposes),
-        ));
-    }
-    if let Some(g) = &c.gathers {
-        rows.push((
-            "transpose-read",
-            on_one(g.one_thread, "gathering transpose"),
-            swept(&facts.gathers),
-        ));
-    }
-    if let Some(g) = &c.random_gathers {
-        rows.push((
-            "gather",
-            on_one(g.one_thread, "a[idx[x]]"),
-            swept(&facts.random_gathers),
-        ));
-    }
-    // The grid walks: one thread's stencil sweep (the host's), the hyperplane sweep where
-    // it ran (one thread's on the host, the device's elsewhere).
-    let one = facts.one_thread.as_ref();
-    let planes = one.map_or(&facts.hyperplanes, |o| &o.hyperplanes);
-    let walks = [
-        (
-            "stencil",
-            "red-black colour in place",
-            one.map(|o| &o.stencils),
-        ),
-        (
-            "hyperplane",
-            "LU-SSOR's planes upwards",
-            Some(&planes.ascending),
-        ),
-        (
-            "hyperplane-descending",
-            "LU-SSOR's planes downwards",
-            Some(&planes.descending),
-        ),
-    ];
-    for (name, sweep, points) in walks {
-        if let Some(points) = points.filter(|p| !p.is_empty()) {
-            rows.push((name, on_one(one.is_some(), sweep), swept(points)));
-        }
-    }
     let mut header = vec!["pattern".to_string(), "sweep".to_string()];
     header.extend(levels.iter().map(|l| l.level.clone()));
     let mut t = Table::new(header);
-    for (name, sweep, points) in rows {
-        let mut cells = vec![name.to_string(), sweep];
-        cells.extend(levels.iter().map(|l| {
-            let range = l.working_set_bytes[0]..=l.working_set_bytes[1];
-            let mut v: Vec<f64> = points
+    for p in pattern_rates(c) {
+        let sweep = if p.one_thread {
+            format!("{}, one thread", p.sweep)
+        } else {
+            p.sweep
+        };
+        let mut cells = vec![p.pattern, sweep];
+        cells.extend(
+            p.levels
                 .iter()
-                .filter(|p| range.contains(&p.0) && p.1.is_finite())
-                .map(|p| p.1)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            if v.is_empty() {
-                "-".to_string()
-            } else {
-                sig(crate::fit::stats::median_of_sorted(&v), 3)
-            }
-        }));
+                .map(|l| l.gbps.map_or_else(|| "-".to_string(), |g| sig(g, 3))),
+        );
         t.row(cells);
     }
-    // A dependent walk's rate is the pointer chase's: one node per read latency of the
-    // level of the same name.
-    let node = crate::bench::latency::NODE_BYTES as f64;
-    let mut cells = vec![
-        "dependent".to_string(),
-        format!("pointer chase, {node} B a step"),
-    ];
-    cells.extend(levels.iter().map(|l| {
-        facts
-            .latencies
-            .iter()
-            .find(|(name, t)| *name == l.level && *t > 0.0)
-            .map_or_else(|| "-".to_string(), |(_, t)| sig(node / t * 1e-9, 3))
-    }));
-    t.row(cells);
     Some(t)
 }
 
