@@ -444,3 +444,19 @@ pub(crate) fn test_hyperplanes(points: &[(usize, f64, f64)]) -> HyperplaneSweep 
             .collect(),
     }
 }
+
+/// A streaming sweep's point as the unit tests set it: `bytes` of working set at `gbps`, its
+/// interval its rate, one pass, no outlier.
+#[cfg(test)]
+pub(crate) fn test_stream_point(
+    bytes: usize,
+    gbps: f64,
+) -> crate::bench::bandwidth::BandwidthPoint {
+    crate::bench::bandwidth::BandwidthPoint {
+        working_set_bytes: bytes,
+        gbps,
+        ci95_gbps: [gbps, gbps],
+        passes: 1,
+        outliers: 0,
+    }
+}

@@ -147,20 +147,14 @@ mod tests {
     #[test]
     fn the_patterns_are_named_as_a_spec_names_them_in_its_order() {
         use crate::bench::bandwidth::{
-            BandwidthCurve, BandwidthPoint, BandwidthSweep, LevelBandwidth, StreamKernel,
+            BandwidthCurve, BandwidthSweep, LevelBandwidth, StreamKernel,
         };
         let mut c = crate::calibration::test_fixture();
         assert!(
             pattern_rates(&c).is_empty(),
             "no streaming table, no patterns"
         );
-        let point = |mib: usize, gbps: f64| BandwidthPoint {
-            working_set_bytes: mib << 20,
-            gbps,
-            ci95_gbps: [gbps, gbps],
-            passes: 1,
-            outliers: 0,
-        };
+        let point = |mib: usize, gbps: f64| crate::calibration::test_stream_point(mib << 20, gbps);
         let curve = |kernel| BandwidthCurve {
             kernel,
             points: vec![

@@ -49,16 +49,10 @@ fn the_hyperplane_sweeps_spread_is_its_slowest_and_fastest_cube() {
 
 #[test]
 fn the_streaming_spread_is_the_median_over_the_fastest_tenth_copy_and_triad_pooled() {
-    use crate::bench::bandwidth::{BandwidthCurve, BandwidthPoint, BandwidthSweep};
+    use crate::bench::bandwidth::{BandwidthCurve, BandwidthSweep};
     let mut c = test_fixture();
     let w = 64usize << 20;
-    let point = |gbps| BandwidthPoint {
-        working_set_bytes: w,
-        gbps,
-        ci95_gbps: [gbps, gbps],
-        passes: 1,
-        outliers: 0,
-    };
+    let point = |gbps| crate::calibration::test_stream_point(w, gbps);
     c.bandwidth = Some(BandwidthSweep {
         executors: 2,
         curves: vec![
@@ -175,13 +169,7 @@ fn the_memory_floor_is_babelstreams_triad_over_its_mean_iteration() {
 fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
     use crate::bench::bandwidth::{BandwidthCurve, BandwidthSweep, LevelBandwidth};
     let mut c = test_fixture();
-    let point = |mib: usize, gbps: f64| BandwidthPoint {
-        working_set_bytes: mib << 20,
-        gbps,
-        ci95_gbps: [gbps, gbps],
-        passes: 1,
-        outliers: 0,
-    };
+    let point = |mib: usize, gbps: f64| crate::calibration::test_stream_point(mib << 20, gbps);
     let level = |name: &str, lo: usize, hi: usize| LevelBandwidth {
         level: name.into(),
         working_set_bytes: [lo << 20, hi << 20],
@@ -252,13 +240,7 @@ fn overrides_win() {
 
 #[test]
 fn bandwidth_is_interpolated_on_log_axes_and_clamped() {
-    let p = |kib: usize, gbps: f64| BandwidthPoint {
-        working_set_bytes: kib << 10,
-        gbps,
-        ci95_gbps: [gbps, gbps],
-        passes: 1,
-        outliers: 0,
-    };
+    let p = |kib: usize, gbps: f64| crate::calibration::test_stream_point(kib << 10, gbps);
     let points = [p(16, 100.0), p(64, 25.0)];
     assert_eq!(interpolate(&points, 8.0 * 1024.0), Some(100.0));
     assert_eq!(interpolate(&points, 1e9), Some(25.0));

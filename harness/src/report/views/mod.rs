@@ -326,13 +326,7 @@ mod tests {
         c.samples.insert(format!("bandwidth_triad_s/{w}"), triad);
         let curve = |kernel| crate::bench::bandwidth::BandwidthCurve {
             kernel,
-            points: vec![crate::bench::bandwidth::BandwidthPoint {
-                working_set_bytes: w,
-                gbps: 50.0,
-                ci95_gbps: [50.0, 50.0],
-                passes: 1,
-                outliers: 0,
-            }],
+            points: vec![crate::calibration::test_stream_point(w, 50.0)],
         };
         let sweep = c.bandwidth.as_mut().expect("a sweep");
         sweep.curves = vec![
