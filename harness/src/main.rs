@@ -18,6 +18,8 @@ fn main() {
     // Before any device is opened or thread started: PoCL's and rayon's workers one per CPU,
     // so a run of a few milliseconds uses every core (backend/pinning.rs).
     harness::backend::pinning::pin_worker_threads();
+    // Before any buffer is allocated: freed buffers stay in the process (backend/heap.rs).
+    harness::backend::heap::keep_freed_memory();
     let code = match cli::run() {
         Ok(()) => 0,
         Err(e) => {

@@ -11,6 +11,7 @@
 pub mod affinity;
 pub mod cuda;
 mod discovery;
+pub mod heap;
 pub mod host;
 pub mod host_planes;
 pub mod host_pool;
