@@ -74,9 +74,8 @@ fn check_parameters(c: &Calibration) {
     }
     assert!(!c.samples.is_empty(), "raw samples are kept");
     assert!(!c.seeds.is_empty(), "ring seeds are recorded");
-    // Three patterns, read and write; a quick calibration the three a model reads.
-    let sweeps = if c.provenance.quick { 3 } else { 6 };
-    assert_eq!(c.gaps.len(), sweeps, "serialization sweeps");
+    // The three a model reads: coalesced read and write, strided read.
+    assert_eq!(c.gaps.len(), 3, "serialization sweeps");
     for g in &c.gaps {
         // On a CPU the line may explain little (R² is reported, not required); the fit must
         // still be well formed.
