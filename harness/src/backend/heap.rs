@@ -18,8 +18,8 @@ const HEAP_SLACK: i32 = 1 << 30;
 /// timed changes: the sweeps warm their buffers before measuring, and the host backend's own
 /// buffers from 2 MiB up keep their fresh mappings for huge pages (backend/host.rs; from the
 /// kept heap they were 4 KiB pages, and the write latency T read 12–18 ns instead of
-/// 2.5–4.3). Allocations up to [`HEAP_ALLOCATION_MAX`] come from the
-/// heap, which grows by [`HEAP_SLACK`] at a time (address space; pages are touched only when
+/// 2.5–4.3). Allocations up to 32 MiB (`HEAP_ALLOCATION_MAX`) come from the
+/// heap, which grows by 1 GiB (`HEAP_SLACK`) at a time (address space; pages are touched only when
 /// used) and keeps as much free at its top. Call it first, before any thread starts. A no-op
 /// outside Linux with glibc.
 pub fn keep_freed_memory() {
