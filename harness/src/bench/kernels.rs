@@ -283,12 +283,37 @@ fn host_add_chain(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
 fn host_fma_chain(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let data = a.slice_mut::<f32>(0)?;
     let iters = a.u32(1)?;
-    let (mut x, m, b) = (data[0], data[1], data[2]);
-    for _ in 0..iters * 8 {
+    data[3] = fma_chain(data[0], data[1], data[2], iters * 8);
+    Ok(())
+}
+
+/// `steps` dependent FMAs `x ← x·m + b` from `x`, with the CPU's FMA instruction where it
+/// has one: the chain's time per step is τ, the instruction's latency. A plain `mul_add` in
+/// a build for the baseline x86-64 is a call to the C library's `fmaf`, so τ was a call's
+/// time (2.0 ns on an EPYC core, 2026-11-29), not the instruction's.
+fn fma_chain(x: f32, m: f32, b: f32, steps: u32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the feature the function is compiled for (checked above).
+        return unsafe { fma_chain_fma(x, m, b, steps) };
+    }
+    fma_chain_steps(x, m, b, steps)
+}
+
+/// [`fma_chain_steps`] compiled for FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn fma_chain_fma(x: f32, m: f32, b: f32, steps: u32) -> f32 {
+    fma_chain_steps(x, m, b, steps)
+}
+
+/// The chain itself; an FMA rounds once, in the instruction as in the library.
+#[inline(always)]
+fn fma_chain_steps(mut x: f32, m: f32, b: f32, steps: u32) -> f32 {
+    for _ in 0..steps {
         x = x.mul_add(m, b);
     }
-    data[3] = x;
-    Ok(())
+    x
 }
 
 /// The value executor `i` of `fma_throughput` stores.
@@ -706,6 +731,26 @@ mod tests {
             let want = fma_throughput_value((at + i) as u32, iters, m, b);
             assert_eq!(got.to_bits(), want.to_bits(), "executor {}", at + i);
         }
+    }
+
+    #[test]
+    fn the_hosts_fma_chain_rounds_once_per_step_as_the_library_does() {
+        let (x, m, b, steps) = (1.0f32, 0.999_9f32, 1e-3f32, 1000);
+        let mut want = x;
+        for _ in 0..steps {
+            want = want.mul_add(m, b);
+        }
+        // m·x + b rounded twice differs from the fused result for these values.
+        let mut twice = x;
+        for _ in 0..steps {
+            twice = twice * m + b;
+        }
+        assert_ne!(
+            twice.to_bits(),
+            want.to_bits(),
+            "the values tell one rounding from two"
+        );
+        assert_eq!(fma_chain(x, m, b, steps).to_bits(), want.to_bits());
     }
 
     #[test]
