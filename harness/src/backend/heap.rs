@@ -9,19 +9,18 @@ const HEAP_ALLOCATION_MAX: i32 = 32 << 20;
 const HEAP_SLACK: i32 = 1 << 30;
 
 /// Keep freed memory in the process instead of returning it to the kernel. PoCL's buffers,
-/// the host backend's small ones and the harness's own arrays (what it uploads, downloads and
-/// checks) come from the C library's `malloc`, and a calibration or a series allocates, fills and frees working sets from kilobytes to hundreds of megabytes over
-/// and over: by default glibc maps each large one afresh and unmaps it when freed, so every
-/// sweep pays the kernel for zeroing and faulting in its pages again. On the 2-core EPYC VM
-/// a quick calibration spent 6.3 s of system time in 20.4 s on the host, 6.2 s in 18.4 s on
-/// PoCL; with the heap kept, 1.5–1.9 s in 15.4–17.2 s and 15.2–15.9 s (2026-11-29). Nothing
-/// timed changes: the sweeps warm their buffers before measuring, and the host backend's own
-/// buffers from 2 MiB up keep their fresh mappings for huge pages (backend/host.rs; from the
-/// kept heap they were 4 KiB pages, and the write latency T read 12–18 ns instead of
-/// 2.5–4.3). Allocations up to 32 MiB (`HEAP_ALLOCATION_MAX`) come from the
-/// heap, which grows by 1 GiB (`HEAP_SLACK`) at a time (address space; pages are touched only when
-/// used) and keeps as much free at its top. Call it first, before any thread starts. A no-op
-/// outside Linux with glibc.
+/// the host backend's small ones and the harness's own arrays (what it uploads, downloads
+/// and checks) come from the C library's `malloc`, and a calibration or a series allocates,
+/// fills and frees working sets from kilobytes to hundreds of megabytes over and over. By
+/// default glibc maps each large one afresh and unmaps it when freed, so every sweep paid the
+/// kernel for zeroing and faulting its pages in again: a third of a quick calibration's wall
+/// time on a 2-core VM (docs/decisions.md, "Returning freed memory to the kernel"). Nothing
+/// timed changes: the sweeps warm their buffers before measuring, and the host backend's
+/// buffers from 2 MiB up keep fresh mappings of their own for huge pages (backend/host.rs).
+/// Allocations up to 32 MiB (`HEAP_ALLOCATION_MAX`) come from the heap, which grows by
+/// 1 GiB (`HEAP_SLACK`) at a time (address space; pages are touched only when used) and
+/// keeps as much free at its top. Call it first, before any thread starts. A no-op outside
+/// Linux with glibc.
 pub fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets the allocator's tuning parameters; called before any other
