@@ -99,7 +99,7 @@ pub fn calibrate(
     let write = write_latency_at(&mut ctx, memory_ws)?;
     stages.lap("write latency");
     let mut gaps = Vec::new();
-    for (pattern, direction) in gap_sweeps() {
+    for (pattern, direction) in GAP_SWEEPS {
         gaps.push(measure_gap(&mut ctx, pattern, direction)?);
     }
     stages.lap("serialization sweeps");
@@ -324,21 +324,19 @@ fn clock_reading(
 /// The serialization sweeps a calibration runs: those a model reads (the coalesced read and
 /// write give Δt, ΔT and n, the strided read the line rate). The random and strided-write
 /// sweeps, which no model reads and the figures only drew, are no longer run (until
-/// 2026-11-29 a full calibration ran them: 6 of the host's 66 s); files that hold them still
-/// show them.
-fn gap_sweeps() -> Vec<(Pattern, Direction)> {
-    vec![
-        (Pattern::Coalesced, Direction::Read),
-        (Pattern::Coalesced, Direction::Write),
-        (Pattern::Strided, Direction::Read),
-    ]
-}
+/// 2026-11-29 a full calibration ran them: 11 of the host's 12.5 s of serialization sweeps);
+/// files that hold them still show them.
+const GAP_SWEEPS: [(Pattern, Direction); 3] = [
+    (Pattern::Coalesced, Direction::Read),
+    (Pattern::Coalesced, Direction::Write),
+    (Pattern::Strided, Direction::Read),
+];
 
 /// The quantities a calibration records (one step of its progress bar each), counted from
 /// the same sizes the stages sweep.
 fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -> u64 {
     let gap_points = |p: Pattern| crate::bench::gaps::executor_counts(ctx, p).len();
-    let gaps: usize = gap_sweeps().iter().map(|&(p, _)| gap_points(p)).sum();
+    let gaps: usize = GAP_SWEEPS.iter().map(|&(p, _)| gap_points(p)).sum();
     let transfers =
         2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
     let streaming = bandwidth_sizes(reach);
