@@ -8,7 +8,7 @@
 
 use super::growth::{growth_capped, moved_by_own_pattern, rate_flat_to_target, top_move_factor};
 use super::latency::{latency_estimate, Walks};
-use super::level_move::{move_to_target_level, LevelMove, Overlap};
+use super::level_move::{move_to_target_level, LevelMove, MoveKinds, Overlap};
 use super::per_launch::per_launch_estimate;
 use super::per_unit::{per_unit_estimate, Unit, Work};
 use super::regime::{classify, Regime, RoofShares, BOUND_SHARE};
@@ -71,15 +71,21 @@ pub fn forecast_calibrated_bounded(
         shares: roof_shares(series, moves, launch, &fixed),
         fixed,
     };
-    let fit_overlapping = |moves: &[LevelMove],
-                           overlap: Overlap,
-                           overlapped: &[String]|
-     -> Result<Forecast, FitError> {
-        let window =
-            move_to_target_level(series, moves, launch, overlap, &phases.fixed, overlapped);
-        let mut forecast = forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
-        calibrate_estimates(&window, &phases, moves, launch, &mut forecast);
-        Ok(forecast)
+    let fit_kinds =
+        |moves: &[LevelMove], overlap: Overlap, kinds: MoveKinds| -> Result<Forecast, FitError> {
+            let window = move_to_target_level(series, moves, launch, overlap, kinds);
+            let mut forecast =
+                forecast_variant(&window, target, Some(launch), Variant::Calibrated)?;
+            calibrate_estimates(&window, &phases, moves, launch, &mut forecast);
+            Ok(forecast)
+        };
+    let fit_overlapping = |moves: &[LevelMove], overlap: Overlap, overlapped: &[String]| {
+        let kinds = MoveKinds {
+            fixed: &phases.fixed,
+            overlapped,
+            ..MoveKinds::default()
+        };
+        fit_kinds(moves, overlap, kinds)
     };
     let fit = |moves: &[LevelMove], overlap: Overlap| fit_overlapping(moves, overlap, &[]);
     let mut forecast = fit(moves, Overlap::Half)?;
@@ -117,6 +123,30 @@ pub fn forecast_calibrated_bounded(
             if let (Some(c), Some(bc)) = (p.calibrated.as_mut(), b.calibrated.as_ref()) {
                 c.interval_seconds[0] = c.interval_seconds[0].min(bc.interval_seconds[0]);
                 c.interval_seconds[1] = c.interval_seconds[1].max(bc.interval_seconds[1]);
+            }
+        }
+    }
+    // A phase under its bandwidth roof, or at it but short of the sweep's rate, may spend
+    // all its time on traffic that runs as far short of the rate at every level (too few
+    // accesses in flight), which bytes alone cannot tell from compute: the interval reaches
+    // the estimate with all of its time moved by g_i (docs/models.md §2.4, "The interval").
+    // Its estimate, not its fit's interval: that bound's points scatter by each size's g_i,
+    // and its fit's own interval would stack that scatter on the noise the main fit's
+    // interval already carries.
+    let mut maybe_traffic = phases.in_regime(Regime::BandwidthBound);
+    maybe_traffic.extend(phases.in_regime(Regime::UnderBandwidth));
+    if !maybe_traffic.is_empty() {
+        let kinds = MoveKinds {
+            fixed: &phases.fixed,
+            overlapped: &[],
+            maybe_traffic: &maybe_traffic,
+        };
+        let all = fit_kinds(moves, Overlap::AllTraffic, kinds)?;
+        for (p, b) in forecast.phases.iter_mut().zip(&all.phases) {
+            if let (Some(c), Some(bc)) = (p.calibrated.as_mut(), b.calibrated.as_ref()) {
+                if bc.prediction_seconds.is_finite() {
+                    c.interval_seconds[1] = c.interval_seconds[1].max(bc.prediction_seconds);
+                }
             }
         }
     }
@@ -211,6 +241,15 @@ impl PhaseKinds {
             .iter()
             .find(|s| s.name == name)
             .and_then(|s| s.roofs.bytes)
+    }
+
+    /// The kernel phases in `regime` at the window's largest size ([`classify`]).
+    fn in_regime(&self, regime: Regime) -> Vec<String> {
+        self.shares
+            .iter()
+            .filter(|s| classify(&s.roofs) == regime)
+            .map(|s| s.name.clone())
+            .collect()
     }
 
     /// The phase `name`'s shares of its roofs at the window's largest size, if measured.

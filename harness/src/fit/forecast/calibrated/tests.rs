@@ -76,8 +76,13 @@ fn the_interval_reaches_one_after_the_other_at_the_slower_rate() {
     // A phase whose traffic is 2 % of its time at the window's rate (80 kB per ms at
     // 4 GB/s), the target's level 2× slower than the window's, and device memory with no
     // cache's help 8× slower: the interval reaches the slower rate with the traffic taken
-    // one after the other (+0.14 ms per ms), not only halfway (+0.07 ms).
-    let s = one_ms_series(80_000, None);
+    // one after the other (+0.14 ms per ms), not only halfway (+0.07 ms). It declares flops,
+    // which say its time is compute: the all-traffic bound of a phase whose bytes alone
+    // cannot say so does not apply.
+    let mut s = one_ms_series(80_000, None);
+    for p in &mut s.points {
+        p.phases[0].flops = Some(1_000 * p.size as u64);
+    }
     let moves = |factor: f64| {
         [100, 200, 400].map(|size| LevelMove {
             size,
