@@ -13,7 +13,8 @@
 # machine without NVRTC; default ./gpu-cubins when that folder exists), BABELSTREAM_SRC (a
 # BabelStream source tree: with nvcc at hand, BabelStream's CUDA build runs beside ours),
 # GPU_BENCHES_SRC (a gpu-benches source tree: with nvcc at hand, its gpu-stream, gpu-l2-cache
-# and gpu-cache run beside the calibration, for at most GPU_BENCHES_BUDGET s, default 150).
+# and gpu-cache run beside the calibration, for at most GPU_BENCHES_BUDGET s, default 150),
+# PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -56,12 +57,13 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$BUDGET" in ''|*[!0-9]*) echo "error: --budget takes whole seconds, got $BUDGET" >&2; exit 2 ;; esac
 case "${GPU_BENCHES_BUDGET:-150}" in ''|*[!0-9]*) echo "error: GPU_BENCHES_BUDGET takes whole seconds, got $GPU_BENCHES_BUDGET" >&2; exit 2 ;; esac
+case "${PORTS_BUDGET:-200}" in ''|*[!0-9]*) echo "error: PORTS_BUDGET takes whole seconds, got $PORTS_BUDGET" >&2; exit 2 ;; esac
 BIN="${HARNESS_BIN:-./target/release/harness}"
 if [ -z "${HARNESS_CUBIN_DIR:-}" ] && [ -d gpu-cubins ]; then export HARNESS_CUBIN_DIR="$PWD/gpu-cubins"; fi
 START=$(date +%s)
@@ -98,6 +100,8 @@ fi
 run_step() {
   local name=$1; shift
   local left=$(( BUDGET - ($(date +%s) - START) ))
+  # A step may be capped below what is left (STEP_CAP seconds).
+  if [ -n "${STEP_CAP:-}" ] && [ "$left" -gt "$STEP_CAP" ]; then left=$STEP_CAP; fi
   if [ "$left" -le 0 ]; then
     printf '%s\tskipped\t0\n' "$name" >> "$SUMMARY"
     return
@@ -162,9 +166,21 @@ if [ "$DEVICE" = cuda ] && [ -n "${GPU_BENCHES_SRC:-}" ]; then
     printf 'gpu-benches\tno nvcc or no %s/gpu-stream/main.cu\t0\n' "$GPU_BENCHES_SRC" >> "$SUMMARY"
   fi
 fi
+# The kernel ports' held-out half (kernels/ports/SPLIT.md, issue 59) with the calibration just
+# made, for at most PORTS_BUDGET s (default 200): third-party kernels the model was not
+# developed on, which no GPU has run yet, so before the built-in suite, whose GPU series are
+# stored (reference/). Every port is checked at its smallest size only: the reference kernels
+# are sequential, one GPU thread, and would take minutes at the targets. Each case is written
+# as soon as it is measured (OUT/ports/runs/), so a cut keeps the cases before it. To keep
+# them: copy OUT/ports/held-out/cases/*.json (or OUT/ports/runs/*/*.suite/*.json) to
+# harness/tests/fixtures/ports/<device>/held-out/ and the calibration to
+# harness/tests/fixtures/ports/<device>.json, and add the device to tests/accuracy.rs.
+STEP_CAP=${PORTS_BUDGET:-200} NEEDS_CAL=1 run_step ports-held-out scripts/ports-baseline.sh \
+  --device "$DEVICE" --half held-out --calibration "$CAL" --verify smallest \
+  --out "$OUTDIR/ports" "$BIN"
 # The suite straight after the calibration it needs (and gpu-benches' comparison, where asked
-# for): it is what issue 11 asks of a GPU, and the longest step, so a budget cut falls on the
-# steps after it, which earlier sessions ran.
+# for, and the held-out ports): it is what issue 11 asks of a GPU, and the longest step, so a
+# budget cut falls on the steps after it, which earlier sessions ran.
 NEEDS_CAL=1 step validate-suite validate-suite --device "$DEVICE" --calibration "$CAL" --output-dir "$OUTDIR" \
   --workloads vadd,triad,jacobi2d,sor,adi,lu-ssor,line-solve
 for g in "vadd_z2 2^16,2^20,2^24,2^26" "triad 2^16,2^20,2^24,2^26" "jacobi5 512,1024,2048,4096"; do
@@ -179,6 +195,10 @@ step calibrate-quick calibrate --device "$DEVICE" --quick -o "$OUTDIR/calibratio
 step dvmh-sor run sor --size 16000 --iters 100 --device "$DEVICE" --no-verify
 NEEDS_CAL=1 step validate-suite-sorrb validate-suite --device "$DEVICE" --calibration "$CAL" \
   --output-dir "$OUTDIR/sorrb" --workloads sor-rb
+# The ports' development half last, where the budget still allows it.
+NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
+  --device "$DEVICE" --half development --calibration "$CAL" --verify smallest \
+  --out "$OUTDIR/ports" "$BIN"
 echo "total wall $(( $(date +%s) - START )) s of a $BUDGET s budget" >> "$OUTDIR/devices.txt"
 column -t -s "$(printf '\t')" "$SUMMARY" 2>/dev/null || cat "$SUMMARY"
 exit 0

@@ -3,15 +3,21 @@
 # suite of its own: every port predicted just past the device's largest cache from five
 # small sizes, by every variant, on one device. Run it on an idle machine: it times.
 #
-# usage: scripts/ports-baseline.sh [--device SEL] [--out DIR] [--iters N] [--dry-run] [HARNESS]
-#   --device   the device (default opencl)
-#   --out      the folder for everything (default results/ports-<date>, which git ignores)
-#   --iters    iterations per run, at least (default 1: validate-suite raises it for a case
-#              whose smallest size would run under 20 ms, so only the slow kernels keep 1)
-#   --dry-run  print each half's plan (targets and small sizes) and stop
-#   HARNESS    the binary (default: target/release/harness, else target/debug/harness)
-# The device needs a calibration (calibrations/<device>.json); without one, run
-# `harness calibrate --device SEL` first. On a device other than CUDA, mri-q runs with
+# usage: scripts/ports-baseline.sh [--device SEL] [--out DIR] [--iters N] [--half NAME]
+#                                  [--calibration FILE] [--verify WHICH] [--dry-run] [HARNESS]
+#   --device       the device (default opencl)
+#   --out          the folder for everything (default results/ports-<date>, which git ignores)
+#   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
+#                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
+#   --half         only this half: development or held-out (default both, development first)
+#   --calibration  the device's calibration (default calibrations/<device>.json)
+#   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
+#                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
+#                  kernels run on one GPU thread, far too slowly at the targets: take smallest
+#   --dry-run      print each half's plan (targets and small sizes) and stop
+#   HARNESS        the binary (default: target/release/harness, else target/debug/harness)
+# The device needs a calibration; without one, run `harness calibrate --device SEL` first.
+# On a device other than CUDA, mri-q runs with
 # K = 32 k-space samples instead of its 1,024: with 1,024, PoCL's sin and cos take about two
 # minutes per run at the window's largest size and eight at the target's (the kernel stays
 # compute-bound: 64 sin/cos per voxel over 20 bytes). sgemm off CUDA runs with
@@ -28,6 +34,9 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
+halves="development held-out"
+calibration=
+verify=
 dry=()
 harness=
 while [ $# -gt 0 ]; do
@@ -35,12 +44,26 @@ while [ $# -gt 0 ]; do
     --device) device=${2:?--device needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
+    --half)
+      case "${2:-}" in
+        development|held-out) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development or held-out, got '${2:-}'" >&2; exit 2 ;;
+      esac ;;
+    --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
+    --verify)
+      case "${2:-}" in
+        all|smallest|none) verify=$2; shift 2 ;;
+        *) echo "error: --verify takes all, smallest or none, got '${2:-}'" >&2; exit 2 ;;
+      esac ;;
     --dry-run) dry=(--dry-run); shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) harness=$1; shift ;;
   esac
 done
+if [ -n "$calibration" ] && [ ! -f "$calibration" ]; then
+  echo "error: no calibration file $calibration" >&2; exit 2
+fi
 . scripts/harness-bin.sh
 harness=$(harness_bin "$harness") || exit 2
 # The halves as SPLIT.md lists them: "- **Development (8):** `a`, `b`, …".
@@ -50,16 +73,25 @@ half() {
     on && (/^- / || /^$/) { exit } on { print }' kernels/ports/SPLIT.md \
     | grep -o '`[a-z0-9-]*`' | tr -d '`'
 }
-# A kernel's own options, where it has some (see the header).
+# A kernel's own options, where it has some (see the header); --verify where asked for and
+# the kernel's own do not say.
 own_options() {
+  local own=
   case "$1:$device" in
     mri-q:cuda*) ;;
-    mri-q:*) echo "--param K=32" ;;
+    mri-q:*) own="--param K=32" ;;
     sgemm:cuda*) ;;
-    sgemm:*) echo "--verify smallest --repeat 3" ;;
+    sgemm:*) own="--verify smallest --repeat 3" ;;
   esac
+  case "$own" in
+    *--verify*) ;;
+    *) [ -z "$verify" ] || own="$own --verify $verify" ;;
+  esac
+  echo "$own"
 }
-for name in development held-out; do
+given=()
+[ -z "$calibration" ] || given=(--calibration "$calibration")
+for name in $halves; do
   case $name in
     development) kernels=$(half "Development") ;;
     held-out) kernels=$(half "Held-out") ;;
@@ -67,15 +99,18 @@ for name in development held-out; do
   [ -n "$kernels" ] || { echo "error: no $name half in kernels/ports/SPLIT.md" >&2; exit 1; }
   echo "== $name: $(echo $kernels)"
   plain=()
+  # What a kernel without options of its own runs with: those run together.
+  plain_options=$(own_options none)
   for k in $kernels; do
     opts=$(own_options "$k")
-    if [ -z "$opts" ]; then plain+=("kernels/ports/$k.toml"); continue; fi
+    if [ "$opts" = "$plain_options" ]; then plain+=("kernels/ports/$k.toml"); continue; fi
     # shellcheck disable=SC2086 # the options are words
-    "$harness" validate-suite --device "$device" --iters "$iters" $opts \
+    "$harness" validate-suite --device "$device" --iters "$iters" "${given[@]}" $opts \
       --workloads "kernels/ports/$k.toml" --output-dir "$out/runs/$name-$k" "${dry[@]}"
   done
   if [ ${#plain[@]} -gt 0 ]; then
-    "$harness" validate-suite --device "$device" --iters "$iters" \
+    # shellcheck disable=SC2086 # the options are words
+    "$harness" validate-suite --device "$device" --iters "$iters" "${given[@]}" $plain_options \
       --workloads "$(IFS=,; echo "${plain[*]}")" --output-dir "$out/runs/$name" "${dry[@]}"
   fi
   [ ${#dry[@]} -eq 0 ] || continue
@@ -84,7 +119,7 @@ for name in development held-out; do
     [ -d "$run" ] || continue
     cp "$run"/*.suite/*.validate.*.json "$out/$name/cases/"
   done
-  cal=calibrations/$(ls "$out/$name/cases" | head -1 | sed 's/\.validate\..*//').json
+  cal=${calibration:-calibrations/$(ls "$out/$name/cases" | head -1 | sed 's/\.validate\..*//').json}
   "$harness" validate-suite --from "$out/$name/cases" --calibration "$cal" \
     --output-dir "$out/$name"
 done

@@ -54,6 +54,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "check-kernels",
         "calibrate-quick",
         "calibrate",
+        "ports-held-out",
         "babelstream",
         "babelstream-fp64",
         "validate-suite",
@@ -61,6 +62,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "dvmh-adi",
         "dvmh-sor",
         "validate-suite-sorrb",
+        "ports-development",
     ] {
         assert!(
             steps.iter().any(|l| l.split('\t').next() == Some(name)),

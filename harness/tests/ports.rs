@@ -172,3 +172,63 @@ fn every_port_compiles_for_ampere_and_hopper() {
     }
     assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
 }
+
+/// `scripts/ports-baseline.sh`, which the GPU session's script runs for one half: `--half`
+/// plans exactly that half's kernels, and a wrong half or a missing calibration is one error
+/// line and exit code 2 before anything runs.
+#[test]
+fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let calibration = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ports/opencl-pthread-skylake-avx512-amd-epyc.json");
+    let script = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .current_dir(&root)
+            .arg("scripts/ports-baseline.sh")
+            .args(args)
+            .arg(env!("CARGO_BIN_EXE_harness"))
+            .output()
+            .unwrap()
+    };
+    let cal = calibration.to_str().unwrap();
+    let out = script(&[
+        "--dry-run",
+        "--half",
+        "held-out",
+        "--device",
+        "host",
+        "--verify",
+        "smallest",
+        "--calibration",
+        cal,
+    ]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let split = std::fs::read_to_string(ports().join("SPLIT.md")).unwrap();
+    let held_out = split_names(&split, "Held-out");
+    assert_eq!(held_out.len(), 8, "{held_out:?}");
+    for name in held_out {
+        assert!(
+            text.contains(&format!("kernels/ports/{name}.toml: N = ")),
+            "{name} not planned: {text}"
+        );
+    }
+    for name in split_names(&split, "Development") {
+        assert!(
+            !text.contains(&format!("kernels/ports/{name}.toml")),
+            "{name} planned: {text}"
+        );
+    }
+    for bad in [
+        vec!["--half", "both"],
+        vec!["--verify", "some"],
+        vec!["--calibration", "/nonexistent/calibration.json"],
+    ] {
+        let out = script(&bad);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{bad:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{bad:?}: {stderr}");
+    }
+}
