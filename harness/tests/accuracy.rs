@@ -134,8 +134,14 @@ fn table(device: &str, half: &str, suite: &serde_json::Value, dir: &Path) -> Str
                 .filter(|e| e.is_finite())
                 .map_or_else(|| "-".to_string(), |e| format!("{e:.1} %"))
         };
+        // How often its 95 % intervals held the measured time, of the cases it predicted.
+        let held = v["interval_holds"]
+            .as_f64()
+            .filter(|h| h.is_finite())
+            .zip(v["predicted"].as_f64())
+            .map_or_else(|| "-".to_string(), |(h, n)| format!("{:.0} of {n}", h * n));
         t.push_str(&format!(
-            "{}: median {}, max {}, {} of {} predicted\n",
+            "{}: median {}, max {}, {} of {} predicted, interval held in {held}\n",
             v["variant"].as_str().unwrap_or("?"),
             percent(&v["error"]["median"]),
             percent(&v["error"]["max"]),
