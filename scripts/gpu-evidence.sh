@@ -2,7 +2,8 @@
 # The GPU evidence the README's H100 table needs, in one run, from a binary built elsewhere:
 # build with `cargo build --release` on any machine, carry target/release/harness (and, where
 # the GPU machine has no NVRTC, the CUBINs of `harness check-kernels --arch sm_90 --cubin-dir
-# gpu-cubins`) to the GPU machine, and run this from the repository root.
+# gpu-cubins kernels/ports/*.toml`, the ports' kernels among them) to the GPU machine, and
+# run this from the repository root.
 #
 # usage: scripts/gpu-evidence.sh [--device cuda|opencl|host] [--budget SECONDS] [--out DIR]
 #   --device  the device to measure (default cuda); CI runs the CPU half with --device opencl
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
