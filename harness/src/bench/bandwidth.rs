@@ -22,7 +22,8 @@
 //! for [`VISIT_WARMUP_SECONDS`](super::sampling::VISIT_WARMUP_SECONDS) before its samples (a
 //! rate a kernel keeps, not the first launches' after another working set). The bandwidth is
 //! the bytes moved over the median. Each kernel's output is checked against the
-//! host after its measurement. The points are then grouped by the latency sweep's levels.
+//! host after its measurement. The points are then grouped by the latency sweep's levels,
+//! device memory's row pooling the plateau past the curve's last step ([`plateau_start`]).
 //!
 //! BabelStream's five kernels at the memory level are in [`super::babelstream`].
 
@@ -134,6 +135,11 @@ pub struct LevelBandwidth {
     pub copy_gbps: Option<f64>,
     /// Triad.
     pub triad_gbps: Option<f64>,
+    /// Device memory's row only: the first working set its medians pool, where that is past
+    /// the row's first ([`plateau_start`]: the working sets between still step down from the
+    /// cache). Absent in files from before 2026-11-29, whose rows pool every working set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plateau_from_bytes: Option<usize>,
 }
 
 /// The whole sweep.
@@ -449,28 +455,96 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
             let high = levels
                 .get(i + 1)
                 .map_or(usize::MAX, |next| next.working_set_bytes[0] - 1);
-            let median_of = |kernel: StreamKernel| {
-                let mut v: Vec<f64> = curves
-                    .iter()
-                    .filter(|c| c.kernel == kernel)
-                    .flat_map(|c| &c.points)
-                    .filter(|p| (low..=high).contains(&p.working_set_bytes))
-                    .map(|p| p.gbps)
-                    .filter(|g| g.is_finite())
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
-            };
-            LevelBandwidth {
-                level: l.level.clone(),
-                working_set_bytes: [low, high],
-                read_gbps: median_of(StreamKernel::Read),
-                write_gbps: median_of(StreamKernel::Write),
-                copy_gbps: median_of(StreamKernel::Copy),
-                triad_gbps: median_of(StreamKernel::Triad),
-            }
+            row(curves, &l.level, [low, high], low)
         })
         .collect()
+}
+
+/// One row: the level's working sets `range` and each kernel's median over the points from
+/// `pooled_from` to the range's end.
+fn row(
+    curves: &[BandwidthCurve],
+    level: &str,
+    range: [usize; 2],
+    pooled_from: usize,
+) -> LevelBandwidth {
+    let median_of = |kernel: StreamKernel| {
+        let mut v: Vec<f64> = curves
+            .iter()
+            .filter(|c| c.kernel == kernel)
+            .flat_map(|c| &c.points)
+            .filter(|p| (pooled_from.max(range[0])..=range[1]).contains(&p.working_set_bytes))
+            .map(|p| p.gbps)
+            .filter(|g| g.is_finite())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
+    };
+    LevelBandwidth {
+        level: level.to_string(),
+        working_set_bytes: range,
+        read_gbps: median_of(StreamKernel::Read),
+        write_gbps: median_of(StreamKernel::Write),
+        copy_gbps: median_of(StreamKernel::Copy),
+        triad_gbps: median_of(StreamKernel::Triad),
+        plateau_from_bytes: (pooled_from > range[0]).then_some(pooled_from),
+    }
+}
+
+/// A fall of more than this fraction in the streaming rate from one swept working set to the
+/// next (twice as large) is a step between levels, not noise: the full plan pins each point
+/// within ±2 % and the rounds spread a shared machine's drift over all of them, while a
+/// cache's edge costs a stream a quarter to a half of its rate (copy on the 2-core EPYC VM's
+/// PoCL, 2026-11-29: −24 % from 64 to 128 MiB, then −4, −1 and −1 % to 1 GiB).
+pub const PLATEAU_STEP: f64 = 0.10;
+
+/// The streaming rate at each swept working set, ascending: copy and triad pooled (their
+/// mean where both were measured there), the rate the model moves streaming phases by.
+fn streaming_points(curves: &[BandwidthCurve]) -> Vec<(usize, f64)> {
+    let mut sizes: Vec<usize> = curves
+        .iter()
+        .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
+        .flat_map(|c| c.points.iter().map(|p| p.working_set_bytes))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .filter_map(|bytes| {
+            let rates: Vec<f64> = curves
+                .iter()
+                .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
+                .flat_map(|c| &c.points)
+                .filter(|p| p.working_set_bytes == bytes && p.gbps.is_finite() && p.gbps > 0.0)
+                .map(|p| p.gbps)
+                .collect();
+            (!rates.is_empty()).then(|| (bytes, rates.iter().sum::<f64>() / rates.len() as f64))
+        })
+        .collect()
+}
+
+/// Whether the streaming rate still fell by a step ([`PLATEAU_STEP`]) between the sweep's
+/// last two working sets: device memory's plateau lies further out, as where a VM's caches
+/// are larger than it reports.
+pub fn still_stepping(curves: &[BandwidthCurve]) -> bool {
+    match streaming_points(curves).as_slice() {
+        [.., (_, before), (_, last)] => *last < (1.0 - PLATEAU_STEP) * before,
+        _ => false,
+    }
+}
+
+/// The first working set of the sweep's last plateau at or past `from`: the one after the
+/// last step ([`PLATEAU_STEP`]) among the working sets from `from` on, or the first of them
+/// where none steps; `None` where the sweep has no working set there.
+pub fn plateau_start(curves: &[BandwidthCurve], from: usize) -> Option<usize> {
+    let points: Vec<(usize, f64)> = streaming_points(curves)
+        .into_iter()
+        .filter(|p| p.0 >= from)
+        .collect();
+    let last_step = points
+        .windows(2)
+        .rposition(|w| w[1].1 < (1.0 - PLATEAU_STEP) * w[0].1);
+    points.get(last_step.map_or(0, |j| j + 1)).map(|p| p.0)
 }
 
 /// [`by_level`] with device memory's row starting past twice `largest_cache` (bytes, the
@@ -479,7 +553,9 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
 /// outgrow the TLB's reach (4 MiB on a 2-core EPYC VM whose L3 is 32 MiB), while a stream's
 /// rate steps where its working set outgrows the cache itself: the working sets between
 /// belong to the cache's row, and device memory's rate is its plateau past the cache, not a
-/// median that pools working sets the cache still holds.
+/// median that pools working sets the cache still holds. Its medians pool the working sets
+/// from the last step on ([`plateau_start`]): a cache larger than reported (a VM's host) or
+/// one that lets go gradually still lifts the first working sets past twice its size.
 pub fn by_level_past_caches(
     curves: &[BandwidthCurve],
     levels: &[LatencyLevel],
@@ -498,7 +574,13 @@ pub fn by_level_past_caches(
             last.working_set_bytes[0] = past.max(before.working_set_bytes[0] + 1);
         }
     }
-    by_level(curves, &levels)
+    let mut rows = by_level(curves, &levels);
+    if let Some(memory) = rows.last_mut().filter(|r| r.level == "memory") {
+        if let Some(from) = plateau_start(curves, memory.working_set_bytes[0]) {
+            *memory = row(curves, "memory", memory.working_set_bytes, from);
+        }
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -531,9 +613,69 @@ mod tests {
         assert_eq!(past[1].working_set_bytes[0], 64 << 20);
         assert_eq!(past[1].copy_gbps, Some(19.2));
         assert_eq!(past[0].copy_gbps, Some(47.5), "the cache keeps its band");
-        // No cache reported, or a sweep that never reaches past it: the chase's levels.
-        assert_eq!(by_level_past_caches(&curves, &levels, None), chase);
-        assert_eq!(by_level_past_caches(&curves, &levels, Some(1 << 30)), chase);
+        assert_eq!(past[1].plateau_from_bytes, None, "no step past 64 MiB");
+        // No cache reported, or a sweep that never reaches past it: the chase's levels, the
+        // memory row pooling its plateau past the last step (45 → 21 GB/s at 32 MiB).
+        for cache in [None, Some(1 << 30)] {
+            let rows = by_level_past_caches(&curves, &levels, cache);
+            assert_eq!(rows[0], chase[0]);
+            assert_eq!(rows[1].working_set_bytes, chase[1].working_set_bytes);
+            assert_eq!(rows[1].plateau_from_bytes, Some(32 << 20));
+            assert_eq!(rows[1].copy_gbps, Some(19.4));
+        }
+    }
+
+    fn copy_and_triad(points_mib: &[(usize, f64)]) -> Vec<BandwidthCurve> {
+        [StreamKernel::Copy, StreamKernel::Triad]
+            .map(|kernel| BandwidthCurve {
+                kernel,
+                points: points_mib
+                    .iter()
+                    .map(|&(mib, g)| point(mib << 10, g))
+                    .collect(),
+            })
+            .to_vec()
+    }
+
+    #[test]
+    fn device_memorys_row_pools_the_plateau_past_the_last_step() {
+        // The 2-core EPYC VM's PoCL, copy, 2026-11-29: an L3 of 32 MiB reported, and 64 MiB
+        // still a quarter faster than memory.
+        let full = [
+            (16, 155.0),
+            (32, 144.0),
+            (64, 99.0),
+            (128, 75.0),
+            (256, 72.0),
+            (512, 71.0),
+        ];
+        let levels = [
+            level("L3", 2 << 20, 2 << 20),
+            level("memory", 4 << 20, 512 << 20),
+        ];
+        let curves = copy_and_triad(&full);
+        assert!(!still_stepping(&curves));
+        assert_eq!(plateau_start(&curves, 64 << 20), Some(128 << 20));
+        let rows = by_level_past_caches(&curves, &levels, Some(32 << 20));
+        assert_eq!(
+            rows[1].working_set_bytes,
+            [64 << 20, usize::MAX],
+            "the level's edge stays"
+        );
+        assert_eq!(rows[1].plateau_from_bytes, Some(128 << 20));
+        assert_eq!(rows[1].copy_gbps, Some(72.0));
+        assert_eq!(rows[1].triad_gbps, Some(72.0));
+        // Ended at 128 MiB, the sweep was still stepping: it doubles on.
+        assert!(still_stepping(&copy_and_triad(&full[..4])));
+        assert_eq!(
+            plateau_start(&copy_and_triad(&full[..4]), 64 << 20),
+            Some(128 << 20)
+        );
+        // A fall within the noise is no step.
+        let noisy = copy_and_triad(&[(64, 80.0), (128, 74.0), (256, 76.0)]);
+        assert!(!still_stepping(&noisy));
+        assert_eq!(plateau_start(&noisy, 64 << 20), Some(64 << 20));
+        assert_eq!(plateau_start(&noisy, 1 << 30), None);
     }
 
     fn level(name: &str, first: usize, last: usize) -> LatencyLevel {

@@ -12,8 +12,8 @@ use super::{
 use crate::backend::{host_pool, BackendKind, Device, DeviceClass};
 use crate::bench::babelstream::measure_babelstream;
 use crate::bench::bandwidth::{
-    by_level_past_caches, measure_bandwidth, measure_bandwidth_of, sweep_sizes as bandwidth_sizes,
-    StreamKernel,
+    by_level_past_caches, measure_bandwidth, measure_bandwidth_of, still_stepping,
+    sweep_sizes as bandwidth_sizes, StreamKernel,
 };
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::gather::measure_gathers;
@@ -51,6 +51,70 @@ pub fn max_working_set(device: &dyn Device) -> usize {
     want.clamp(64 << 20, 1 << 30)
         .min(info.max_alloc_bytes / 2)
         .max(1 << 20) as usize
+}
+
+/// The largest working set the streaming sweep may double to while its rate still steps
+/// down ([`extend_while_stepping`]): 1 GiB, within the largest allocation and an eighth of
+/// the device's memory.
+pub fn stepping_cap(device: &dyn Device) -> usize {
+    let info = device.info();
+    let cap = (1u64 << 30)
+        .min(info.max_alloc_bytes)
+        .min(info.memory_bytes / 8);
+    usize::try_from(cap).unwrap_or(usize::MAX)
+}
+
+/// Double the streaming sweep's working set past its end while the rate still falls by a
+/// step between its last two ([`still_stepping`]), up to [`stepping_cap`]: device memory's
+/// row is the plateau past the caches, and where a cache is larger than the device or its OS
+/// reports (a VM's host), the sweep's reach of 4× the reported cache ends inside the step.
+/// Each doubling measures the sweep's last working set again in the same rounds as the new
+/// one, so that a shared machine's drift between the sweep and its extension (its memory
+/// rate moved from 37 to 67 GB/s within a minute on the 2-core EPYC VM) is not read as a
+/// step or as the plateau. The added working sets take the quick plan's samples (±5 %, at most 0.3 s a quantity):
+/// enough to tell a step of [`PLATEAU_STEP`](crate::bench::bandwidth::PLATEAU_STEP) from
+/// the plateau, at a second or two per doubling where the full plan's 2 s a kernel would
+/// spend eight.
+fn extend_while_stepping(
+    ctx: &mut BenchContext<'_>,
+    bandwidth: &mut crate::bench::bandwidth::BandwidthSweep,
+    levels: &[crate::bench::latency::LatencyLevel],
+) -> Result<(), BenchError> {
+    let cap = stepping_cap(ctx.device);
+    let mut last = bandwidth
+        .curves
+        .iter()
+        .flat_map(|c| &c.points)
+        .map(|p| p.working_set_bytes)
+        .max()
+        .unwrap_or(0);
+    let plan = std::mem::replace(&mut ctx.plan, SamplingPlan::quick());
+    let mut measured = Ok(());
+    while still_stepping(&bandwidth.curves) && last > 0 && last.saturating_mul(2) <= cap {
+        let more = match measure_bandwidth(ctx, &[last, 2 * last], levels) {
+            Ok(more) => more,
+            Err(e) => {
+                measured = Err(e);
+                break;
+            }
+        };
+        for extra in more.curves {
+            match bandwidth
+                .curves
+                .iter_mut()
+                .find(|c| c.kernel == extra.kernel)
+            {
+                Some(curve) => {
+                    curve.points.retain(|p| p.working_set_bytes < last);
+                    curve.points.extend(extra.points);
+                }
+                None => bandwidth.curves.push(extra),
+            }
+        }
+        last *= 2;
+    }
+    ctx.plan = plan;
+    measured
 }
 
 /// Run every microbenchmark on `device`.
@@ -110,6 +174,11 @@ pub fn calibrate(
     let latency_levels = levels(&sweep, clock);
     let streaming_sizes = bandwidth_sizes(reach);
     let mut bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
+    // Not in a quick look, whose 15 s a doubling's arrays alone would break: its summary
+    // warns where the rate still stepped.
+    if !options.quick {
+        extend_while_stepping(&mut ctx, &mut bandwidth, &latency_levels)?;
+    }
     // Device memory's row past the caches the device or its OS reports, not from the
     // chase's TLB edge.
     let largest_cache = reported_caches(info).iter().map(|c| c.bytes).max();

@@ -171,6 +171,7 @@ mod tests {
             write_gbps: None,
             copy_gbps: None,
             triad_gbps: None,
+            plateau_from_bytes: None,
         };
         c.bandwidth = Some(BandwidthSweep {
             executors: 2,

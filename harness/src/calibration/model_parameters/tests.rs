@@ -177,6 +177,7 @@ fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
         write_gbps: None,
         copy_gbps: None,
         triad_gbps: None,
+        plateau_from_bytes: None,
     };
     // An H200's triad sweep: 7.3 TB/s in the L2, falling to 2.55 past it.
     c.bandwidth = Some(BandwidthSweep {
@@ -261,6 +262,7 @@ fn the_levels_are_where_the_rate_steps_and_the_latency_the_chases() {
         write_gbps: None,
         copy_gbps: None,
         triad_gbps: None,
+        plateau_from_bytes: None,
     };
     // The chase's levels of a 2-core EPYC VM: memory from 16 MiB (its pages past the TLB's
     // reach); the streaming rows: memory past twice its 32 MiB L3.

@@ -120,9 +120,12 @@ fn bandwidth_tables(c: &Calibration) -> String {
             } else {
                 format!("{} KiB", l.working_set_bytes[1] >> 10)
             };
+            let pooled = l
+                .plateau_from_bytes
+                .map_or_else(String::new, |p| format!(", pooled from {} KiB", p >> 10));
             t.row([
                 l.level.clone(),
-                format!("{}..{high}", l.working_set_bytes[0] >> 10),
+                format!("{}..{high}{pooled}", l.working_set_bytes[0] >> 10),
                 gbps(l.read_gbps),
                 gbps(l.write_gbps),
                 gbps(l.copy_gbps),
@@ -130,6 +133,23 @@ fn bandwidth_tables(c: &Calibration) -> String {
             ]);
         }
         out.push_str(&t.render());
+        if crate::bench::bandwidth::still_stepping(&b.curves) {
+            let mut sizes: Vec<usize> = b
+                .curves
+                .iter()
+                .flat_map(|c| c.points.iter().map(|p| p.working_set_bytes))
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            if let [.., before, last] = sizes.as_slice() {
+                out.push_str(&format!(
+                    "warning: the streaming rate still fell by more than {:.0} % from {} to {} MiB, the sweep's largest working sets: device memory's plateau lies further out, and its row may be faster than memory\n",
+                    100.0 * crate::bench::bandwidth::PLATEAU_STEP,
+                    before >> 20,
+                    last >> 20
+                ));
+            }
+        }
     }
     if let Some(t) = pattern_table(c) {
         out.push_str(
@@ -348,7 +368,7 @@ pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String 
 }
 
 /// Device memory's streaming row beside BabelStream's copy and triad of the same run, one
-/// line, like with like: the row's median over its working sets against BabelStream's mean
+/// line, like with like: the row's median over its plateau's working sets against BabelStream's mean
 /// iteration, and the rate of the sweep's fastest tenth of samples there (the median of its
 /// working sets' spreads, copy and triad pooled, where the file kept its samples) against
 /// BabelStream's headline, its fastest iteration; `None` without the row or the kernels.
@@ -360,11 +380,12 @@ fn memory_beside_babelstream(
     if row.level != "memory" {
         return None;
     }
+    let pooled_from = row.plateau_from_bytes.unwrap_or(row.working_set_bytes[0]);
     let facts = crate::calibration::model_parameters::window_facts(c);
     let mut spreads: Vec<f64> = facts
         .streaming_spread
         .iter()
-        .filter(|p| p.0 >= row.working_set_bytes[0] as u64 && p.1.is_finite() && p.1 >= 1.0)
+        .filter(|p| p.0 >= pooled_from as u64 && p.1.is_finite() && p.1 >= 1.0)
         .map(|p| p.1)
         .collect();
     spreads.sort_by(f64::total_cmp);
@@ -400,7 +421,7 @@ fn memory_beside_babelstream(
     .collect();
     (!pairs.is_empty()).then(|| {
         format!(
-            "device memory's row (the sweep's median over its working sets) beside BabelStream in this run: {}\n",
+            "device memory's row (the sweep's median over its plateau's working sets) beside BabelStream in this run: {}\n",
             pairs.join("; ")
         )
     })

@@ -116,6 +116,7 @@ mod tests {
                 write_gbps: None,
                 copy_gbps: Some(72.3),
                 triad_gbps: Some(84.1),
+                plateau_from_bytes: None,
             }],
         };
         c.one_thread = Some(crate::calibration::OneThread {
@@ -196,6 +197,7 @@ mod tests {
             write_gbps: None,
             copy_gbps: Some(50.0),
             triad_gbps: None,
+            plateau_from_bytes: None,
         };
         crate::bench::bandwidth::BandwidthSweep {
             executors: 2,
