@@ -113,7 +113,13 @@ fn bandwidth_tables(c: &Calibration) -> String {
         out.push_str(
             "\nstreaming bandwidth per level, GB/s (median over the sweep's working sets)\n",
         );
-        let mut t = Table::new(["level", "working sets", "read", "write", "copy", "triad"]);
+        // On a CPU a sample is one launch of one pass, whose fixed cost the rate includes.
+        let one_launch = c.device.class != crate::backend::DeviceClass::Gpu;
+        let mut header = vec!["level", "working sets", "read", "write", "copy", "triad"];
+        if one_launch {
+            header.push("launch ≤");
+        }
+        let mut t = Table::new(header);
         for l in &b.levels {
             let high = if l.working_set_bytes[1] == usize::MAX {
                 "…".to_string()
@@ -123,16 +129,26 @@ fn bandwidth_tables(c: &Calibration) -> String {
             let pooled = l
                 .plateau_from_bytes
                 .map_or_else(String::new, |p| format!(", pooled from {} KiB", p >> 10));
-            t.row([
+            let mut row = vec![
                 l.level.clone(),
                 format!("{}..{high}{pooled}", l.working_set_bytes[0] >> 10),
                 gbps(l.read_gbps),
                 gbps(l.write_gbps),
                 gbps(l.copy_gbps),
                 gbps(l.triad_gbps),
-            ]);
+            ];
+            if one_launch {
+                let share = launch_share(&b.curves, l.working_set_bytes);
+                row.push(opt(share.map(|f| format!("{:.0} %", 100.0 * f))));
+            }
+            t.row(row);
         }
         out.push_str(&t.render());
+        if one_launch {
+            out.push_str(
+                "launch ≤: at most this share of a sample (one launch of one pass) is the launch's fixed cost: the copy's time at the sweep's smallest working set over its median time in the row; near 100 %, the row is how fast launches go, not the level\n",
+            );
+        }
         if crate::bench::bandwidth::still_stepping(&b.curves) {
             let mut sizes: Vec<usize> = b
                 .curves
@@ -365,6 +381,32 @@ pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String 
     }
     out.push_str(&t.render());
     out
+}
+
+/// At most how much of a one-launch sample in the working sets `range` is the launch's
+/// fixed cost: the copy's time at the sweep's smallest working set (that cost and a few KiB's
+/// worth of copying) over its median time in the range; `None` without copy points there.
+/// On the 2-core EPYC VM's PoCL a launch of the sweep's 1,024 work items costs about 2 µs
+/// whether it copies 16 KiB or 128 KiB, so its L1 and L2 rows are launch rates.
+pub(super) fn launch_share(
+    curves: &[crate::bench::bandwidth::BandwidthCurve],
+    range: [usize; 2],
+) -> Option<f64> {
+    let copy = curves
+        .iter()
+        .find(|c| c.kernel == crate::bench::bandwidth::StreamKernel::Copy)?;
+    let seconds = |p: &crate::bench::bandwidth::BandwidthPoint| {
+        (p.gbps > 0.0 && p.gbps.is_finite()).then(|| p.working_set_bytes as f64 / (p.gbps * 1e9))
+    };
+    let smallest = copy.points.iter().find_map(seconds)?;
+    let mut times: Vec<f64> = copy
+        .points
+        .iter()
+        .filter(|p| (range[0]..=range[1]).contains(&p.working_set_bytes))
+        .filter_map(seconds)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (!times.is_empty()).then(|| (smallest / crate::fit::stats::median_of_sorted(&times)).min(1.0))
 }
 
 /// Device memory's streaming row beside BabelStream's copy and triad of the same run, one

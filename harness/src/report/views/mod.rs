@@ -301,6 +301,40 @@ mod tests {
     }
 
     #[test]
+    fn a_cpus_rows_say_how_much_of_a_sample_is_the_launch() {
+        use crate::bench::bandwidth::{BandwidthCurve, StreamKernel};
+        use crate::calibration::test_stream_point as point;
+        // PoCL on the 2-core EPYC VM: 2.18 µs at 16 KiB, 2.69 µs at 32 KiB, 1.4 ms at 64 MiB.
+        let curves = vec![BandwidthCurve {
+            kernel: StreamKernel::Copy,
+            points: vec![
+                point(16 << 10, 7.5),
+                point(32 << 10, 12.2),
+                point(128 << 10, 50.5),
+                point(64 << 20, 48.0),
+            ],
+        }];
+        let l1 = calibration::launch_share(&curves, [0, (64 << 10) - 1]).expect("two points");
+        assert!((l1 - 0.897).abs() < 1e-3, "{l1}");
+        let memory = calibration::launch_share(&curves, [64 << 20, usize::MAX]).expect("one");
+        assert!(memory < 0.01, "{memory}");
+        assert_eq!(
+            calibration::launch_share(&curves, [1 << 30, usize::MAX]),
+            None
+        );
+        assert_eq!(
+            calibration::launch_share(&curves[..0], [0, usize::MAX]),
+            None
+        );
+        // The column on a CPU, not on a GPU, whose samples cancel the launch (2k − k passes).
+        let mut c = test_fixture();
+        c.bandwidth = Some(l3_and_memory_rows());
+        assert!(calibration_summary(&c).contains("launch ≤"));
+        c.device.class = crate::backend::DeviceClass::Gpu;
+        assert!(!calibration_summary(&c).contains("launch ≤"));
+    }
+
+    #[test]
     fn device_memorys_row_is_put_beside_babelstreams_best_and_mean() {
         let mut c = test_fixture();
         c.bandwidth = Some(l3_and_memory_rows());
