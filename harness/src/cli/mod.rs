@@ -297,8 +297,9 @@ enum Command {
         workload: String,
         /// The small sizes the fits use: integers or 2^k, comma-separated; or `auto`: five
         /// sizes from the device's calibration at 4–8× below the smallest large size (the
-        /// device saturated, no powers of two on grids; a size in another memory level than
-        /// the target's is reported).
+        /// device saturated; grid sides 4 more than a multiple of 8, as the targets' are, off
+        /// the cache-set conflicts of powers of two; a size in another memory level than the
+        /// target's is reported).
         #[arg(long, value_delimiter = ',', required = true)]
         small: Vec<String>,
         /// The large sizes to predict and measure: integers or 2^k, comma-separated.
