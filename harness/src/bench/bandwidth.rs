@@ -498,9 +498,9 @@ fn row(
 /// PoCL, 2026-11-29: −24 % from 64 to 128 MiB, then −4, −1 and −1 % to 1 GiB).
 pub const PLATEAU_STEP: f64 = 0.10;
 
-/// The streaming rate at each swept working set, ascending: copy and triad pooled (their
-/// mean where both were measured there), the rate the model moves streaming phases by.
-fn streaming_points(curves: &[BandwidthCurve]) -> Vec<(usize, f64)> {
+/// The working sets the copy and triad curves swept (the streaming rate's), ascending, each
+/// once.
+pub fn streaming_sizes(curves: &[BandwidthCurve]) -> Vec<usize> {
     let mut sizes: Vec<usize> = curves
         .iter()
         .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
@@ -509,6 +509,12 @@ fn streaming_points(curves: &[BandwidthCurve]) -> Vec<(usize, f64)> {
     sizes.sort_unstable();
     sizes.dedup();
     sizes
+}
+
+/// The streaming rate at each swept working set, ascending: copy and triad pooled (their
+/// mean where both were measured there), the rate the model moves streaming phases by.
+fn streaming_points(curves: &[BandwidthCurve]) -> Vec<(usize, f64)> {
+    streaming_sizes(curves)
         .into_iter()
         .filter_map(|bytes| {
             let rates: Vec<f64> = curves

@@ -390,18 +390,12 @@ fn line_points(strided_read: &GapFit) -> Vec<(u64, f64)> {
 /// less (docs/models.md §2.4, "The fast end of the memory's rate"). Sizes with fewer than 20
 /// samples are left out.
 fn streaming_spread(calibration: &Calibration) -> Vec<(u64, f64)> {
-    let mut sizes: Vec<u64> = calibration
-        .bandwidth
-        .iter()
-        .flat_map(|b| &b.curves)
-        .filter(|c| matches!(c.kernel, StreamKernel::Copy | StreamKernel::Triad))
-        .flat_map(|c| &c.points)
-        .map(|p| p.working_set_bytes as u64)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
+    let sizes = calibration.bandwidth.as_ref().map_or_else(Vec::new, |b| {
+        crate::bench::bandwidth::streaming_sizes(&b.curves)
+    });
     sizes
         .into_iter()
+        .map(|bytes| bytes as u64)
         .filter_map(|bytes| {
             let mut pooled = Vec::new();
             for kernel in [StreamKernel::Copy, StreamKernel::Triad] {

@@ -150,13 +150,7 @@ fn bandwidth_tables(c: &Calibration) -> String {
             );
         }
         if crate::bench::bandwidth::still_stepping(&b.curves) {
-            let mut sizes: Vec<usize> = b
-                .curves
-                .iter()
-                .flat_map(|c| c.points.iter().map(|p| p.working_set_bytes))
-                .collect();
-            sizes.sort_unstable();
-            sizes.dedup();
+            let sizes = crate::bench::bandwidth::streaming_sizes(&b.curves);
             if let [.., before, last] = sizes.as_slice() {
                 out.push_str(&format!(
                     "warning: the streaming rate still fell by more than {:.0} % from {} to {} MiB, the sweep's largest working sets: device memory's plateau lies further out, and its row may be faster than memory\n",
