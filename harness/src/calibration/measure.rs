@@ -54,8 +54,8 @@ pub fn max_working_set(device: &dyn Device) -> usize {
 }
 
 /// The largest working set the streaming sweep may double to while its rate still steps
-/// down ([`extend_while_stepping`]): 1 GiB, within the largest allocation and an eighth of
-/// the device's memory.
+/// down (a full calibration's extension of the sweep): 1 GiB, within the largest allocation
+/// and an eighth of the device's memory.
 pub fn stepping_cap(device: &dyn Device) -> usize {
     let info = device.info();
     let cap = (1u64 << 30)

@@ -24,7 +24,10 @@ mod sizes;
 mod windowed;
 
 pub use calibrated::calibrated_forecast;
-pub use sizes::{auto_small_sizes, grid_size_off_powers_of_two, size_facts, smallest_good_size};
+pub use sizes::{
+    auto_small_sizes, grid_size_like_targets, grid_size_off_powers_of_two, size_facts,
+    smallest_good_size, ALIGNED_FROM,
+};
 pub use windowed::windowed_forecast;
 
 /// One phase (or `total`) at one large size.
