@@ -352,6 +352,23 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
 }
 
 #[test]
+fn the_device_page_says_where_device_memorys_row_starts_pooling() {
+    let slug = "opencl-pthread-skylake-avx512-intel-r-xeon-r-processor";
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/fixtures/one-thread/{slug}.json"));
+    let mut c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let levels = c["bandwidth"]["levels"].as_array_mut().unwrap();
+    let memory = levels.last_mut().unwrap();
+    assert_eq!(memory["level"], "memory");
+    memory["plateau_from_bytes"] = serde_json::json!(128u64 << 20);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(format!("{slug}.json")), c.to_string()).unwrap();
+    let (_out, page) = report_pages(dir.path().to_path_buf());
+    assert!(page(slug).contains("memory (plateau from 128 MiB)"));
+}
+
+#[test]
 fn a_validations_row_says_what_bounds_its_kernels() {
     let ports = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ports");
     let (_out, page) = report_pages(ports);

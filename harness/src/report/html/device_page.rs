@@ -228,8 +228,12 @@ fn calibration_section(b: &mut Builder, e: &Entry, c: &Calibration) {
         ]);
         let g = |v: Option<f64>| v.map_or("–".into(), |v| sig(v, 3));
         for l in &bw.levels {
+            let level = l.plateau_from_bytes.map_or_else(
+                || l.level.clone(),
+                |p| format!("{} (plateau from {} MiB)", l.level, p >> 20),
+            );
             t.row([
-                l.level.clone(),
+                level,
                 g(l.read_gbps),
                 g(l.write_gbps),
                 g(l.copy_gbps),
