@@ -66,15 +66,15 @@ pub fn stepping_cap(device: &dyn Device) -> usize {
 
 /// Double the streaming sweep's working set past its end while the rate still falls by a
 /// step between its last two ([`still_stepping`]), up to [`stepping_cap`]: device memory's
-/// row is the plateau past the caches, and where a cache is larger than the device or its OS
-/// reports (a VM's host), the sweep's reach of 4× the reported cache ends inside the step.
-/// Each doubling measures the sweep's last working set again in the same rounds as the new
-/// one, so that a shared machine's drift between the sweep and its extension (its memory
-/// rate moved from 37 to 67 GB/s within a minute on the 2-core EPYC VM) is not read as a
-/// step or as the plateau. The added working sets take the quick plan's samples (±5 %, at most 0.3 s a quantity):
-/// enough to tell a step of [`PLATEAU_STEP`](crate::bench::bandwidth::PLATEAU_STEP) from
-/// the plateau, at a second or two per doubling where the full plan's 2 s a kernel would
-/// spend eight.
+/// row is the plateau past the caches, and where a cache is larger than the device or its
+/// OS reports (a VM's host), the sweep's reach of 4× the reported cache ends inside the
+/// step. Each doubling measures the sweep's last working set again in the same rounds as
+/// the new one, so that a shared machine's drift between the sweep and its extension (its
+/// memory rate moved from 37 to 67 GB/s within a minute on the 2-core EPYC VM) is not read
+/// as a step or as the plateau. The added working sets take the quick plan's samples (±5 %,
+/// at most 0.3 s a quantity): enough to tell a step of
+/// [`PLATEAU_STEP`](crate::bench::bandwidth::PLATEAU_STEP) from the plateau, at a second or
+/// two per doubling where the full plan's 2 s a kernel would spend eight.
 fn extend_while_stepping(
     ctx: &mut BenchContext<'_>,
     bandwidth: &mut crate::bench::bandwidth::BandwidthSweep,

@@ -77,14 +77,14 @@ pub const ALIGNED_FROM: usize = 64;
 
 /// The grid side nearest `size` that is 4 more than a multiple of 8, as a grid target is
 /// ([`grid_size_off_powers_of_two`]), at most `hi` where one is. A grid target just past a
-/// power-of-two cache is 2^k + 4, and the top of its window, target / 4, is then 2^(k−2) + 1:
-/// rows 8 bytes (one complex element) off a multiple of 4 KiB, so a column walk's rows fall
-/// into few cache sets and a transpose's loads and stores meet at the same address bits
-/// below 4 KiB (4K aliasing). FT's transpose on PoCL (2-core EPYC VM, 48 KiB 12-way L1, two runs
-/// each): 47–49 ps per byte at N = 513, 20–26 at 497, 505, 508, 516, 521 and 524. A side of
-/// 4 more than a multiple of 8
-/// keeps rows at least 16 bytes (4-byte elements) or 32 bytes (8-byte) off every power of
-/// two, as the target's rows are: the window and the target then share one alignment.
+/// power-of-two cache is 2^k + 4, and the top of its window, target / 4, is then
+/// 2^(k−2) + 1: rows 8 bytes (one complex element) off a multiple of 4 KiB, so a column
+/// walk's rows fall into few cache sets and a transpose's loads and stores meet at the same
+/// address bits below 4 KiB (4K aliasing). FT's transpose on PoCL (2-core EPYC VM, 48 KiB
+/// 12-way L1, two runs each): 47–49 ps per byte at N = 513, 20–26 at 497, 505, 508, 516,
+/// 521 and 524. A side of 4 more than a multiple of 8 keeps rows at least 16 bytes (4-byte
+/// elements) or 32 bytes (8-byte) off every power of two, as the target's rows are: the
+/// window and the target then share one alignment.
 pub fn grid_size_like_targets(size: usize, hi: usize) -> usize {
     let base = size - size % 8;
     [base.saturating_sub(4), base + 4, base + 12]
