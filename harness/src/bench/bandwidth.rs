@@ -498,6 +498,11 @@ fn row(
 /// PoCL, 2026-11-29: −24 % from 64 to 128 MiB, then −4, −1 and −1 % to 1 GiB).
 pub const PLATEAU_STEP: f64 = 0.10;
 
+/// Whether the streaming rate falls by a step ([`PLATEAU_STEP`]) from `before` to `after`.
+fn is_step(before: f64, after: f64) -> bool {
+    after < (1.0 - PLATEAU_STEP) * before
+}
+
 /// The working sets the copy and triad curves swept (the streaming rate's), ascending, each
 /// once.
 pub fn streaming_sizes(curves: &[BandwidthCurve]) -> Vec<usize> {
@@ -534,7 +539,7 @@ fn streaming_points(curves: &[BandwidthCurve]) -> Vec<(usize, f64)> {
 /// are larger than it reports.
 pub fn still_stepping(curves: &[BandwidthCurve]) -> bool {
     match streaming_points(curves).as_slice() {
-        [.., (_, before), (_, last)] => *last < (1.0 - PLATEAU_STEP) * before,
+        [.., (_, before), (_, last)] => is_step(*before, *last),
         _ => false,
     }
 }
@@ -547,9 +552,7 @@ pub fn plateau_start(curves: &[BandwidthCurve], from: usize) -> Option<usize> {
         .into_iter()
         .filter(|p| p.0 >= from)
         .collect();
-    let last_step = points
-        .windows(2)
-        .rposition(|w| w[1].1 < (1.0 - PLATEAU_STEP) * w[0].1);
+    let last_step = points.windows(2).rposition(|w| is_step(w[0].1, w[1].1));
     points.get(last_step.map_or(0, |j| j + 1)).map(|p| p.0)
 }
 
