@@ -49,6 +49,29 @@ fn check_bandwidth(c: &Calibration) {
         }
     }
     assert_eq!(b.levels.len(), c.read_latency.levels.len());
+    // A CPU's private caches (every level below the last cache) again with passes inside a
+    // launch: those rows take their rates, the last cache and memory keep the sweep's.
+    let private = harness::bench::cache_passes::private_cache_sizes(b);
+    if private.is_empty() {
+        assert!(b.cache_curves.is_empty() && b.levels.iter().all(|l| !l.passes_in_launch));
+    } else {
+        assert_eq!(b.cache_curves.len(), 4);
+        for p in b.cache_curves.iter().flat_map(|c| &c.points) {
+            assert!(private.contains(&p.working_set_bytes), "{p:?}");
+            assert!(p.gbps > 0.0 && p.gbps.is_finite() && p.passes >= 1, "{p:?}");
+        }
+        let n = b.levels.len();
+        assert!(
+            b.levels[..n - 2].iter().any(|l| l.passes_in_launch),
+            "{:?}",
+            b.levels
+        );
+        assert!(
+            b.levels[n - 2..].iter().all(|l| !l.passes_in_launch),
+            "{:?}",
+            b.levels
+        );
+    }
     let bs = c.babelstream.as_ref().expect("BabelStream's kernels ran");
     let names: Vec<&str> = bs.kernels.iter().map(|k| k.name.as_str()).collect();
     assert_eq!(names, ["Copy", "Mul", "Add", "Triad", "Dot"]);

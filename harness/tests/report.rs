@@ -352,7 +352,7 @@ fn the_host_page_shows_one_threads_rates_where_a_calibration_measured_them() {
 }
 
 #[test]
-fn the_device_page_says_where_device_memorys_row_starts_pooling() {
+fn the_device_page_says_where_device_memorys_row_starts_pooling_and_which_rows_are_passes() {
     let slug = "opencl-pthread-skylake-avx512-intel-r-xeon-r-processor";
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(format!("tests/fixtures/one-thread/{slug}.json"));
@@ -362,10 +362,17 @@ fn the_device_page_says_where_device_memorys_row_starts_pooling() {
     let memory = levels.last_mut().unwrap();
     assert_eq!(memory["level"], "memory");
     memory["plateau_from_bytes"] = serde_json::json!(128u64 << 20);
+    levels[0]["passes_in_launch"] = serde_json::json!(true);
+    let first = levels[0]["level"].as_str().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(format!("{slug}.json")), c.to_string()).unwrap();
     let (_out, page) = report_pages(dir.path().to_path_buf());
-    assert!(page(slug).contains("memory (plateau from 128 MiB)"));
+    let page = page(slug);
+    assert!(page.contains("memory (plateau from 128 MiB)"));
+    assert!(
+        page.contains(&format!("{first} (passes in one launch)")),
+        "{first}"
+    );
 }
 
 #[test]

@@ -133,7 +133,20 @@ fn parties_for(n: usize) -> usize {
 /// Run `body(offset, part)` on contiguous parts of `data` (boundaries on multiples of
 /// `align`, parts of at least [`MIN_PART`]), in parallel; `offset` is the part's first index in `data`.
 pub fn for_each_mut<T: Send>(data: &mut [T], align: usize, body: impl Fn(usize, &mut [T]) + Sync) {
-    let ranges = split(data.len(), align, parties_for(data.len()));
+    let n = data.len();
+    for_each_mut_of(data, align, n, body);
+}
+
+/// [`for_each_mut`] for a launch that does `work` elements' worth of work over `data` (a part
+/// walked several times counts each time): the parties are chosen by the work, not by the
+/// data's length, so a small array walked many times is still split over every party.
+pub fn for_each_mut_of<T: Send>(
+    data: &mut [T],
+    align: usize,
+    work: usize,
+    body: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let ranges = split(data.len(), align, parties_for(work));
     let mut rest = data;
     let mut parts = Vec::with_capacity(ranges.len());
     for r in &ranges {
@@ -159,7 +172,17 @@ pub fn map_ranges<R: Send>(
     align: usize,
     body: impl Fn(Range<usize>) -> R + Sync,
 ) -> Vec<R> {
-    let parts = split(n, align, parties_for(n));
+    map_ranges_of(n, align, n, body)
+}
+
+/// [`map_ranges`] with the parties chosen by `work` ([`for_each_mut_of`]).
+pub fn map_ranges_of<R: Send>(
+    n: usize,
+    align: usize,
+    work: usize,
+    body: impl Fn(Range<usize>) -> R + Sync,
+) -> Vec<R> {
+    let parts = split(n, align, parties_for(work));
     let results: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();
     pool().run(parts.len(), &|p| {
         let r = body(parts[p].clone());

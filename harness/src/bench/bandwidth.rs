@@ -140,6 +140,11 @@ pub struct LevelBandwidth {
     /// cache). Absent in files from before 2026-11-29, whose rows pool every working set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plateau_from_bytes: Option<usize>,
+    /// Whether the row's rates come from k passes inside one launch (a CPU's private caches,
+    /// [`super::cache_passes`]) rather than the sweep's samples. Absent (false) in files written
+    /// before it was added (2026-11-29), whose cache rows are one launch of one pass each.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub passes_in_launch: bool,
 }
 
 /// The whole sweep.
@@ -151,6 +156,12 @@ pub struct BandwidthSweep {
     pub curves: Vec<BandwidthCurve>,
     /// Per latency level.
     pub levels: Vec<LevelBandwidth>,
+    /// CPU devices: the working sets of the private caches measured again with k passes
+    /// inside one launch, one executor per core ([`super::cache_passes`]); their level rows
+    /// take these rates. `curves` stays what one launch of one pass gets, the rate predictions
+    /// move a kernel by. Empty on a GPU and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_curves: Vec<BandwidthCurve>,
 }
 
 /// Whether executors stream contiguous blocks (CPU cores and their prefetchers) rather than
@@ -217,16 +228,28 @@ fn passes_for_probe(bytes_per_pass: usize, one: f64, two: f64) -> u32 {
 }
 
 /// The arrays of one kernel's sweep point, filled with small integers so sums are exact.
-struct Arrays {
-    n: usize,
+pub(super) struct Arrays {
+    pub(super) n: usize,
     bufs: Vec<Buffer>,
     host: Vec<Vec<f32>>,
     partial: Buffer,
     executors: usize,
+    group: usize,
 }
 
 fn arrays(ctx: &BenchContext<'_>, kernel: StreamKernel, n: usize) -> Result<Arrays, BenchError> {
-    let executors = executors(ctx, n);
+    arrays_on(ctx, kernel, n, executors(ctx, n), ctx.group())
+}
+
+/// The arrays of n floats each for `kernel`, to be walked by `executors` executors in
+/// work-groups of `group`.
+pub(super) fn arrays_on(
+    ctx: &BenchContext<'_>,
+    kernel: StreamKernel,
+    n: usize,
+    executors: usize,
+    group: usize,
+) -> Result<Arrays, BenchError> {
     let mut bufs = Vec::new();
     let mut host = Vec::new();
     for k in 0..kernel.arrays() {
@@ -241,16 +264,17 @@ fn arrays(ctx: &BenchContext<'_>, kernel: StreamKernel, n: usize) -> Result<Arra
         host,
         partial,
         executors,
+        group,
     })
 }
 
-fn run(
+pub(super) fn run(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
     a: &Arrays,
     passes: u32,
 ) -> Result<f64, BenchError> {
-    let launch = Launch::linear(a.executors, ctx.group());
+    let launch = Launch::linear(a.executors, a.group);
     let n = a.n as u32;
     let blocked = Arg::U32(blocked(ctx));
     let t = match kernel {
@@ -299,7 +323,7 @@ fn run(
 }
 
 /// Run `passes` passes once more and compare the output with the host's.
-fn check(
+pub(super) fn check(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
     a: &Arrays,
@@ -421,6 +445,7 @@ pub fn measure_bandwidth_of(
         executors: launched,
         curves,
         levels,
+        cache_curves: Vec::new(),
     })
 }
 
@@ -462,7 +487,7 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
 
 /// One row: the level's working sets `range` and each kernel's median over the points from
 /// `pooled_from` to the range's end.
-fn row(
+pub(super) fn row(
     curves: &[BandwidthCurve],
     level: &str,
     range: [usize; 2],
@@ -488,6 +513,7 @@ fn row(
         copy_gbps: median_of(StreamKernel::Copy),
         triad_gbps: median_of(StreamKernel::Triad),
         plateau_from_bytes: (pooled_from > range[0]).then_some(pooled_from),
+        passes_in_launch: false,
     }
 }
 

@@ -1,7 +1,9 @@
 //! The microbenchmark program (`kernels/microbench.kern`) and the native twins of its kernels.
 
 use crate::backend::host_planes::relax_plane_args;
-use crate::backend::host_pool::{for_each_mut, map_ranges, LINE_F32};
+use crate::backend::host_pool::{
+    for_each_mut, for_each_mut_of, map_ranges, map_ranges_of, LINE_F32,
+};
 use crate::backend::host_stream::{add_into, triad_into, STREAM_CHUNK};
 use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
 
@@ -439,26 +441,35 @@ fn write_partials<T: Copy + Default + std::ops::AddAssign>(partial: &mut [T], su
     }
 }
 
+// The host's streaming kernels run their passes inside each worker's part, as a device's
+// executor runs its passes over its own block: with more than one pass a launch then walks
+// each core's share of the arrays from that core's caches (`bench::cache_passes`). The
+// parties are chosen by the work, passes times the elements, so that a few KiB walked many
+// times are split over every core.
+
+/// The elements a launch of `passes` passes over n elements walks.
+fn work(n: usize, passes: u32) -> usize {
+    n.saturating_mul(passes as usize)
+}
+
 fn host_bw_read(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(1)? as usize;
     let data = a.first::<f32>(0, n)?;
     let passes = a.u32(2)?;
     // Sums of at most STREAM_CHUNK elements each (exact for the sweep's values), the same
     // partition at every pass.
-    let mut sums: Vec<f32> = Vec::new();
-    for _ in 0..passes {
-        let pass: Vec<f32> = map_ranges(n, LINE_F32, |r| {
-            data[r]
-                .chunks(STREAM_CHUNK)
-                .map(lane_sum)
-                .collect::<Vec<f32>>()
-        })
-        .concat();
-        if sums.is_empty() {
-            sums = vec![0.0; pass.len()];
+    let sums: Vec<f32> = map_ranges_of(n, LINE_F32, work(n, passes), |r| {
+        let mut sums = vec![0.0f32; r.len().div_ceil(STREAM_CHUNK)];
+        for _ in 0..passes {
+            // Opaque each pass, so the compiler cannot sum the unchanged data once.
+            let part = std::hint::black_box(&data[r.clone()]);
+            for (s, c) in sums.iter_mut().zip(part.chunks(STREAM_CHUNK)) {
+                *s += lane_sum(c);
+            }
         }
-        sums.iter_mut().zip(pass).for_each(|(s, p)| *s += p);
-    }
+        sums
+    })
+    .concat();
     write_partials(a.slice_mut::<f32>(4)?, sums);
     Ok(())
 }
@@ -466,11 +477,13 @@ fn host_bw_read(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
 fn host_bw_write(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(1)? as usize;
     let data = a.first_mut::<f32>(0, n)?;
-    for p in 0..a.u32(2)? {
-        for_each_mut(data, LINE_F32, |_, c| {
-            c.iter_mut().for_each(|v| *v = p as f32)
-        });
-    }
+    let passes = a.u32(2)?;
+    for_each_mut_of(data, LINE_F32, work(n, passes), |_, c| {
+        for p in 0..passes {
+            c.iter_mut().for_each(|v| *v = p as f32);
+            std::hint::black_box(&mut *c);
+        }
+    });
     Ok(())
 }
 
@@ -478,12 +491,14 @@ fn host_bw_copy(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let n = a.u32(2)? as usize;
     let src = a.first::<f32>(0, n)?;
     let dst = a.first_mut::<f32>(1, n)?;
-    for p in 0..a.u32(3)? {
-        for_each_mut(dst, LINE_F32, |at, d| {
-            let s = &src[at..at + d.len()];
-            d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32)
-        });
-    }
+    let passes = a.u32(3)?;
+    for_each_mut_of(dst, LINE_F32, work(n, passes), |at, d| {
+        let s = &src[at..at + d.len()];
+        for p in 0..passes {
+            d.iter_mut().zip(s).for_each(|(d, s)| *d = s + p as f32);
+            std::hint::black_box(&mut *d);
+        }
+    });
     Ok(())
 }
 
@@ -492,9 +507,17 @@ fn host_bw_triad(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let (s, passes) = (a.f32(3)?, a.u32(5)?);
     let out = a.first_mut::<f32>(0, n)?;
     let (b, c) = (a.first::<f32>(1, n)?, a.first::<f32>(2, n)?);
-    for p in 0..passes {
-        triad_into(out, b, c, s + p as f32);
-    }
+    for_each_mut_of(out, LINE_F32, work(n, passes), |at, o| {
+        let (b, c) = (&b[at..at + o.len()], &c[at..at + o.len()]);
+        for p in 0..passes {
+            let q = s + p as f32;
+            o.iter_mut()
+                .zip(b)
+                .zip(c)
+                .for_each(|((o, &b), &c)| *o = b + q * c);
+            std::hint::black_box(&mut *o);
+        }
+    });
     Ok(())
 }
 

@@ -6,6 +6,7 @@
 
 pub mod babelstream;
 pub mod bandwidth;
+pub mod cache_passes;
 pub mod gaps;
 pub mod gather;
 pub mod hyperplane;

@@ -15,6 +15,7 @@ use crate::bench::bandwidth::{
     by_level_past_caches, measure_bandwidth, measure_bandwidth_of, still_stepping,
     sweep_sizes as bandwidth_sizes, StreamKernel,
 };
+use crate::bench::cache_passes::{measure_cache_passes, private_cache_sizes, with_cache_rows};
 use crate::bench::gaps::{measure_gap, Direction, GapFit};
 use crate::bench::gather::measure_gathers;
 use crate::bench::hyperplane::measure_hyperplanes;
@@ -184,6 +185,16 @@ pub fn calibrate(
     let largest_cache = reported_caches(info).iter().map(|c| c.bytes).max();
     bandwidth.levels = by_level_past_caches(&bandwidth.curves, &latency_levels, largest_cache);
     stages.lap("bandwidth sweep");
+    // A GPU's sweep already cancels the launch with passes inside it; a CPU's takes one launch
+    // a sample, which the private caches' few KiB cannot outweigh.
+    if info.class != DeviceClass::Gpu {
+        let sizes = private_cache_sizes(&bandwidth);
+        if !sizes.is_empty() {
+            let curves = measure_cache_passes(&mut ctx, &sizes)?;
+            with_cache_rows(&mut bandwidth, curves);
+            stages.lap("cache passes");
+        }
+    }
     let transposes = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
     stages.lap("transposing sweep");
     let gathers = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
@@ -409,7 +420,14 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
     let transfers =
         2 * crate::bench::transfer::transfer_sizes(reach, ctx.device.info().max_alloc_bytes).len();
     let streaming = bandwidth_sizes(reach);
-    let bandwidth = StreamKernel::ALL.len() * streaming.len();
+    // On a CPU the private caches again with passes inside a launch: about the working sets
+    // up to 1 MiB.
+    let cached = if ctx.device.info().class == DeviceClass::Gpu {
+        0
+    } else {
+        streaming.iter().filter(|&&s| s <= 1 << 20).count()
+    };
+    let bandwidth = StreamKernel::ALL.len() * (streaming.len() + cached);
     // Each side of the shaped sweeps' working sets: the stencil once, the hyperplane walk in
     // both orders.
     let sides = crate::bench::stencil::side_steps(ctx.quick).len();

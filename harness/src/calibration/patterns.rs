@@ -172,8 +172,10 @@ mod tests {
             copy_gbps: None,
             triad_gbps: None,
             plateau_from_bytes: None,
+            passes_in_launch: false,
         };
         c.bandwidth = Some(BandwidthSweep {
+            cache_curves: Vec::new(),
             executors: 2,
             curves: vec![curve(StreamKernel::Copy), curve(StreamKernel::Triad)],
             levels: vec![

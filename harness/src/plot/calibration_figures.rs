@@ -284,6 +284,7 @@ mod tests {
             BandwidthCurve, BandwidthPoint, BandwidthSweep, StreamKernel,
         };
         let sweep = |kernels: &[StreamKernel], gbps: f64| BandwidthSweep {
+            cache_curves: Vec::new(),
             executors: 2,
             curves: kernels
                 .iter()

@@ -54,6 +54,7 @@ fn the_streaming_spread_is_the_median_over_the_fastest_tenth_copy_and_triad_pool
     let w = 64usize << 20;
     let point = |gbps| crate::calibration::test_stream_point(w, gbps);
     c.bandwidth = Some(BandwidthSweep {
+        cache_curves: Vec::new(),
         executors: 2,
         curves: vec![
             BandwidthCurve {
@@ -178,9 +179,11 @@ fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
         copy_gbps: None,
         triad_gbps: None,
         plateau_from_bytes: None,
+        passes_in_launch: false,
     };
     // An H200's triad sweep: 7.3 TB/s in the L2, falling to 2.55 past it.
     c.bandwidth = Some(BandwidthSweep {
+        cache_curves: Vec::new(),
         executors: 270_336,
         curves: vec![BandwidthCurve {
             kernel: StreamKernel::Triad,
@@ -263,11 +266,13 @@ fn the_levels_are_where_the_rate_steps_and_the_latency_the_chases() {
         copy_gbps: None,
         triad_gbps: None,
         plateau_from_bytes: None,
+        passes_in_launch: false,
     };
     // The chase's levels of a 2-core EPYC VM: memory from 16 MiB (its pages past the TLB's
     // reach); the streaming rows: memory past twice its 32 MiB L3.
     let chase = window_facts(&c).levels;
     c.bandwidth = Some(BandwidthSweep {
+        cache_curves: Vec::new(),
         executors: 2,
         curves: Vec::new(),
         levels: vec![

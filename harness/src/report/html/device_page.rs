@@ -228,10 +228,11 @@ fn calibration_section(b: &mut Builder, e: &Entry, c: &Calibration) {
         ]);
         let g = |v: Option<f64>| v.map_or("–".into(), |v| sig(v, 3));
         for l in &bw.levels {
-            let level = l.plateau_from_bytes.map_or_else(
-                || l.level.clone(),
-                |p| format!("{} (plateau from {} MiB)", l.level, p >> 20),
-            );
+            let level = match (l.plateau_from_bytes, l.passes_in_launch) {
+                (Some(p), _) => format!("{} (plateau from {} MiB)", l.level, p >> 20),
+                (None, true) => format!("{} (passes in one launch)", l.level),
+                (None, false) => l.level.clone(),
+            };
             t.row([
                 level,
                 g(l.read_gbps),

@@ -113,10 +113,14 @@ fn bandwidth_tables(c: &Calibration) -> String {
         out.push_str(
             "\nstreaming bandwidth per level, GB/s (median over the sweep's working sets)\n",
         );
-        // On a CPU a sample is one launch of one pass, whose fixed cost the rate includes.
-        let one_launch = c.device.class != crate::backend::DeviceClass::Gpu;
+        // On a CPU a sample of the sweep is one launch of one pass, whose fixed cost the rate
+        // includes; the private caches' rows are k passes inside a launch where measured so.
+        let cpu = c.device.class != crate::backend::DeviceClass::Gpu;
+        let passes = b.levels.iter().any(|l| l.passes_in_launch);
         let mut header = vec!["level", "working sets", "read", "write", "copy", "triad"];
-        if one_launch {
+        if passes {
+            header.push("copy, one launch");
+        } else if cpu {
             header.push("launch ≤");
         }
         let mut t = Table::new(header);
@@ -129,22 +133,33 @@ fn bandwidth_tables(c: &Calibration) -> String {
             let pooled = l
                 .plateau_from_bytes
                 .map_or_else(String::new, |p| format!(", pooled from {} KiB", p >> 10));
+            let mark = if l.passes_in_launch { " †" } else { "" };
             let mut row = vec![
-                l.level.clone(),
+                format!("{}{mark}", l.level),
                 format!("{}..{high}{pooled}", l.working_set_bytes[0] >> 10),
                 gbps(l.read_gbps),
                 gbps(l.write_gbps),
                 gbps(l.copy_gbps),
                 gbps(l.triad_gbps),
             ];
-            if one_launch {
+            if passes {
+                let one = l
+                    .passes_in_launch
+                    .then(|| one_launch_copy(&b.curves, l.working_set_bytes))
+                    .flatten();
+                row.push(gbps(one));
+            } else if cpu {
                 let share = launch_share(&b.curves, l.working_set_bytes);
                 row.push(opt(share.map(|f| format!("{:.0} %", 100.0 * f))));
             }
             t.row(row);
         }
         out.push_str(&t.render());
-        if one_launch {
+        if passes {
+            out.push_str(
+                "†: k passes inside one launch, one executor per core, each sample 2k passes less k (the launch cancels): the cache's own rate; copy, one launch: what the sweep's one launch of one pass got over the same working sets, launch included, the rate predictions move a kernel by\n",
+            );
+        } else if cpu {
             out.push_str(
                 "launch ≤: at most this share of a sample (one launch of one pass) is the launch's fixed cost: the copy's time at the sweep's smallest working set over its median time in the row; near 100 %, the row is how fast launches go, not the level\n",
             );
@@ -375,6 +390,23 @@ pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String 
     }
     out.push_str(&t.render());
     out
+}
+
+/// The sweep's median copy rate over the working sets `range` (one launch of one pass each),
+/// GB/s; `None` without copy points there.
+fn one_launch_copy(
+    curves: &[crate::bench::bandwidth::BandwidthCurve],
+    range: [usize; 2],
+) -> Option<f64> {
+    let mut v: Vec<f64> = curves
+        .iter()
+        .filter(|c| c.kernel == crate::bench::bandwidth::StreamKernel::Copy)
+        .flat_map(|c| &c.points)
+        .filter(|p| (range[0]..=range[1]).contains(&p.working_set_bytes) && p.gbps.is_finite())
+        .map(|p| p.gbps)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
 }
 
 /// At most how much of a one-launch sample in the working sets `range` is the launch's

@@ -107,6 +107,7 @@ mod tests {
         let mut c = test_fixture();
         assert!(!calibration_summary(&c).contains("on one thread"));
         let sweep = crate::bench::bandwidth::BandwidthSweep {
+            cache_curves: Vec::new(),
             executors: 2,
             curves: Vec::new(),
             levels: vec![crate::bench::bandwidth::LevelBandwidth {
@@ -117,6 +118,7 @@ mod tests {
                 copy_gbps: Some(72.3),
                 triad_gbps: Some(84.1),
                 plateau_from_bytes: None,
+                passes_in_launch: false,
             }],
         };
         c.one_thread = Some(crate::calibration::OneThread {
@@ -198,6 +200,7 @@ mod tests {
             copy_gbps: Some(50.0),
             triad_gbps: None,
             plateau_from_bytes: None,
+            passes_in_launch: false,
         };
         crate::bench::bandwidth::BandwidthSweep {
             executors: 2,
@@ -206,6 +209,7 @@ mod tests {
                 level("L3", [0, (64 << 20) - 1]),
                 level("memory", [64 << 20, usize::MAX]),
             ],
+            cache_curves: Vec::new(),
         }
     }
 
@@ -332,6 +336,37 @@ mod tests {
         assert!(calibration_summary(&c).contains("launch ≤"));
         c.device.class = crate::backend::DeviceClass::Gpu;
         assert!(!calibration_summary(&c).contains("launch ≤"));
+    }
+
+    #[test]
+    fn cache_rows_measured_with_passes_in_a_launch_are_marked_beside_one_launchs_rate() {
+        use crate::bench::bandwidth::{BandwidthCurve, StreamKernel};
+        use crate::calibration::test_stream_point as point;
+        let mut c = test_fixture();
+        let mut sweep = l3_and_memory_rows();
+        // The L3 row taken from passes inside a launch, with the sweep's one-launch copies
+        // at 4 and 8 MiB beside it.
+        sweep.curves = vec![BandwidthCurve {
+            kernel: StreamKernel::Copy,
+            points: vec![point(4 << 20, 100.0), point(8 << 20, 120.0)],
+        }];
+        sweep.levels[0].passes_in_launch = true;
+        sweep.levels[0].copy_gbps = Some(300.0);
+        c.bandwidth = Some(sweep);
+        let text = calibration_summary(&c);
+        assert!(
+            text.contains("copy, one launch") && !text.contains("launch ≤"),
+            "{text}"
+        );
+        let row = |text: &str, start: &str| -> Option<Vec<String>> {
+            let table = text.split("streaming bandwidth per level").nth(1)?;
+            let line = table.lines().find(|l| l.starts_with(start))?;
+            Some(line.split_whitespace().map(String::from).collect())
+        };
+        let l3 = row(&text, "L3 †").expect("a marked L3 row");
+        assert_eq!(l3[l3.len() - 3..], ["300", "-", "110"], "{text}");
+        let memory = row(&text, "memory").expect("a memory row");
+        assert_eq!(memory.last().map(String::as_str), Some("-"), "{text}");
     }
 
     #[test]
