@@ -323,7 +323,7 @@ pub(super) fn run(
 }
 
 /// Run `passes` passes once more and compare the output with the host's.
-pub(super) fn check(
+fn check(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
     a: &Arrays,
@@ -408,37 +408,7 @@ pub fn measure_bandwidth_of(
             };
             sets.push((bytes, a, k));
         }
-        let names: Vec<String> = sets
-            .iter()
-            .map(|(bytes, _, _)| format!("bandwidth_{}_s/{bytes}", kernel.name()))
-            .collect();
-        let measured = ctx.measure_in_rounds(&names, |i| {
-            let (_, a, k) = &sets[i];
-            let short = run(ctx, kernel, a, *k)?;
-            if !difference {
-                return Ok(short);
-            }
-            let long = run(ctx, kernel, a, 2 * k)?;
-            Ok(long - short)
-        })?;
-        let mut points = Vec::new();
-        for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(&sets) {
-            ctx.record(name, m);
-            check(ctx, kernel, a, *k)?;
-            let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
-            let Some((gbps, ci95_gbps)) = rate_of(moved, m) else {
-                // The difference vanished in the noise: no bandwidth can be read here.
-                continue;
-            };
-            points.push(BandwidthPoint {
-                working_set_bytes: *bytes,
-                gbps,
-                ci95_gbps,
-                passes: *k,
-                outliers: m.summary.outliers,
-            });
-        }
-        curves.push(BandwidthCurve { kernel, points });
+        curves.push(measure_sets(ctx, kernel, &sets, "bandwidth", difference)?);
     }
     let levels = by_level(&curves, levels);
     Ok(BandwidthSweep {
@@ -447,6 +417,49 @@ pub fn measure_bandwidth_of(
         levels,
         cache_curves: Vec::new(),
     })
+}
+
+/// One kernel's curve over `sets` (each a working set's bytes, its arrays and k), measured in
+/// rounds under the names `<prefix>_<kernel>_s/<bytes>`, each checked: a sample is one run of
+/// k passes, or with `difference` the time of 2k passes less that of k.
+pub(super) fn measure_sets(
+    ctx: &mut BenchContext<'_>,
+    kernel: StreamKernel,
+    sets: &[(usize, Arrays, u32)],
+    prefix: &str,
+    difference: bool,
+) -> Result<BandwidthCurve, BenchError> {
+    let names: Vec<String> = sets
+        .iter()
+        .map(|(bytes, _, _)| format!("{prefix}_{}_s/{bytes}", kernel.name()))
+        .collect();
+    let measured = ctx.measure_in_rounds(&names, |i| {
+        let (_, a, k) = &sets[i];
+        let short = run(ctx, kernel, a, *k)?;
+        if !difference {
+            return Ok(short);
+        }
+        let long = run(ctx, kernel, a, 2 * k)?;
+        Ok(long - short)
+    })?;
+    let mut points = Vec::new();
+    for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(sets) {
+        ctx.record(name, m);
+        check(ctx, kernel, a, *k)?;
+        let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
+        let Some((gbps, ci95_gbps)) = rate_of(moved, m) else {
+            // The difference vanished in the noise: no bandwidth can be read here.
+            continue;
+        };
+        points.push(BandwidthPoint {
+            working_set_bytes: *bytes,
+            gbps,
+            ci95_gbps,
+            passes: *k,
+            outliers: m.summary.outliers,
+        });
+    }
+    Ok(BandwidthCurve { kernel, points })
 }
 
 /// `bytes` over a measured time: the median's rate in GB/s and its 95 % interval (the time's

@@ -19,8 +19,7 @@
 //! sweep's own curves, which predictions move a kernel by, are left as they are.
 
 use super::bandwidth::{
-    arrays_on, check, rate_of, row, run, BandwidthCurve, BandwidthPoint, BandwidthSweep,
-    StreamKernel,
+    arrays_on, measure_sets, row, run, BandwidthCurve, BandwidthSweep, StreamKernel,
 };
 use super::{BenchContext, BenchError};
 
@@ -110,33 +109,7 @@ fn measure_with_passes(
             let k = passes_for(n * 4 * kernel.arrays(), one, two);
             sets.push((bytes, a, k));
         }
-        let names: Vec<String> = sets
-            .iter()
-            .map(|(bytes, _, _)| format!("cache_passes_{}_s/{bytes}", kernel.name()))
-            .collect();
-        let measured = ctx.measure_in_rounds(&names, |i| {
-            let (_, a, k) = &sets[i];
-            let short = run(ctx, kernel, a, *k)?;
-            let long = run(ctx, kernel, a, 2 * k)?;
-            Ok(long - short)
-        })?;
-        let mut points = Vec::new();
-        for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(&sets) {
-            ctx.record(name, m);
-            check(ctx, kernel, a, *k)?;
-            let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
-            // A difference that vanished in the noise gives no rate.
-            if let Some((gbps, ci95_gbps)) = rate_of(moved, m) {
-                points.push(BandwidthPoint {
-                    working_set_bytes: *bytes,
-                    gbps,
-                    ci95_gbps,
-                    passes: *k,
-                    outliers: m.summary.outliers,
-                });
-            }
-        }
-        curves.push(BandwidthCurve { kernel, points });
+        curves.push(measure_sets(ctx, kernel, &sets, "cache_passes", true)?);
     }
     Ok(curves)
 }
@@ -162,16 +135,7 @@ pub fn with_cache_rows(sweep: &mut BandwidthSweep, cache_curves: Vec<BandwidthCu
 mod tests {
     use super::*;
     use crate::bench::bandwidth::LevelBandwidth;
-
-    fn point(bytes: usize, gbps: f64) -> BandwidthPoint {
-        BandwidthPoint {
-            working_set_bytes: bytes,
-            gbps,
-            ci95_gbps: [gbps * 0.9, gbps * 1.1],
-            passes: 1,
-            outliers: 0,
-        }
-    }
+    use crate::calibration::test_stream_point as point;
 
     fn level(name: &str, range: [usize; 2], copy: f64) -> LevelBandwidth {
         LevelBandwidth {
