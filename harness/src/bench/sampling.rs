@@ -126,8 +126,28 @@ pub fn measure(
     })
 }
 
-/// Samples each quantity takes per round of [`measure_in_rounds`].
+/// Samples each quantity takes per round of [`measure_in_rounds`], at least.
 const SAMPLES_PER_ROUND: usize = 2;
+/// The most samples one visit of [`measure_in_rounds`] takes ([`samples_per_visit`]).
+const MAX_SAMPLES_PER_VISIT: usize = 16;
+
+/// Samples the next visit of a quantity takes in [`measure_in_rounds`]: enough that they last
+/// about as long as its warm-up did (`warm` seconds on discarded runs, `sampled` seconds on its
+/// `taken` samples), from [`SAMPLES_PER_ROUND`] to [`MAX_SAMPLES_PER_VISIT`]. A visit's
+/// warm-up is 2 ms at least, and at working sets whose samples take a few hundred
+/// microseconds two samples a visit left most of a sweep's time in warm-ups: on the 2-core
+/// EPYC VM the host's bandwidth sweep spent 14.4 s where its samples summed to 2.5 s, the
+/// working sets in the cache's step (32 and 64 MiB) drifting too much for ±2 % and sampled to
+/// their cap of 200, two at a time. A visit of a few milliseconds is still short against the
+/// drift the rounds spread over every quantity (seconds to minutes).
+fn samples_per_visit(warm: f64, sampled: f64, taken: usize) -> usize {
+    if !(warm > 0.0 && sampled > 0.0 && taken > 0) {
+        return SAMPLES_PER_ROUND;
+    }
+    let per_sample = sampled / taken as f64;
+    ((warm / per_sample).ceil().min(MAX_SAMPLES_PER_VISIT as f64) as usize)
+        .clamp(SAMPLES_PER_ROUND, MAX_SAMPLES_PER_VISIT)
+}
 /// Rounds [`measure_in_rounds`] always takes.
 const MIN_ROUNDS: usize = 3;
 
@@ -137,10 +157,12 @@ const MIN_ROUNDS: usize = 3;
 /// quantity's interval shows the drift over the whole measurement, not one moment of it.
 /// `run(i)` takes one sample of quantity `i`; each visit starts with `plan.warmup` (at least
 /// one) discarded runs, and more until `plan.visit_warmup_seconds` have passed, since the
-/// runs before it were of another quantity. Rounds continue
+/// runs before it were of another quantity, and then takes two samples, or where a warm-up
+/// time is set, as many as last about as long as the warm-up ([`samples_per_visit`]; the
+/// first visit two). Rounds continue
 /// until every quantity has `plan.min_runs` samples over at least three rounds and its CI
-/// target is met, or a quantity reaches `plan.max_runs`, or `plan.max_seconds` per quantity
-/// have passed. A quantity whose target is met after those three rounds leaves the rotation
+/// target is met, or every quantity still in the rotation has `plan.max_runs` (one that has
+/// sits out the rounds left), or `plan.max_seconds` per quantity have passed. A quantity whose target is met after those three rounds leaves the rotation
 /// (its median is known; more samples would only cost time), so the rounds go on over the
 /// noisy ones alone: on a shared CPU, where one noisy working set kept every other one
 /// sampling to the cap, this is most of a sweep's time.
@@ -155,10 +177,12 @@ pub fn measure_in_rounds(
     // Whether each quantity has left the rotation: its interval met the target after the
     // rounds every quantity takes.
     let mut settled = vec![false; names.len()];
+    let mut per_visit = vec![SAMPLES_PER_ROUND; names.len()];
     let mut rounds = 0;
     loop {
         for (i, samples) in samples.iter_mut().enumerate() {
-            if settled[i] {
+            // A quantity at its cap of samples sits out the rounds left.
+            if settled[i] || samples.len() >= plan.max_runs {
                 continue;
             }
             let visit = std::time::Instant::now();
@@ -169,8 +193,14 @@ pub fn measure_in_rounds(
                 run(i)?;
                 discarded += 1;
             }
-            for _ in 0..SAMPLES_PER_ROUND {
+            let warm = visit.elapsed().as_secs_f64();
+            let sampling = std::time::Instant::now();
+            let take = per_visit[i].min(plan.max_runs - samples.len());
+            for _ in 0..take {
                 samples.push(run(i)?);
+            }
+            if plan.visit_warmup_seconds > 0.0 {
+                per_visit[i] = samples_per_visit(warm, sampling.elapsed().as_secs_f64(), take);
             }
         }
         rounds += 1;
@@ -185,7 +215,12 @@ pub fn measure_in_rounds(
                     s.len() >= plan.min_runs && m.relative_half_width() <= plan.target_relative_ci;
             }
         }
-        let capped = samples.iter().any(|s| s.len() >= plan.max_runs)
+        // Every quantity still in the rotation at its cap (visits of several samples reach it
+        // in fewer rounds than those of two), or the time is up.
+        let capped = samples
+            .iter()
+            .zip(&settled)
+            .all(|(s, &done)| done || s.len() >= plan.max_runs)
             || start.elapsed().as_secs_f64() > budget;
         let enough = rounds >= MIN_ROUNDS && samples.iter().all(|s| s.len() >= plan.min_runs);
         if settled.iter().all(|&s| s) || (enough && capped) {
@@ -337,10 +372,45 @@ mod tests {
     }
 
     #[test]
+    fn a_visit_samples_about_as_long_as_it_warmed_up() {
+        // 2 ms of warm-up, samples of 0.4 ms: five; of 1 ms or more: two; of 10 µs: the most.
+        assert_eq!(samples_per_visit(2e-3, 0.8e-3, 2), 5);
+        assert_eq!(samples_per_visit(2e-3, 2e-3, 2), 2);
+        assert_eq!(samples_per_visit(2e-3, 20e-3, 2), 2);
+        assert_eq!(samples_per_visit(2e-3, 20e-6, 2), MAX_SAMPLES_PER_VISIT);
+        // Nothing timed: two.
+        assert_eq!(samples_per_visit(0.0, 1e-3, 2), SAMPLES_PER_ROUND);
+        assert_eq!(samples_per_visit(2e-3, 0.0, 2), SAMPLES_PER_ROUND);
+        // In rounds: runs of 0.2 ms against a 20 ms warm-up. The first visit takes two samples,
+        // the next as many as the cap allows, so each quantity's ten need three visits at most
+        // (two samples a visit would take five; a loaded machine that stretched every sleep
+        // to 5 ms would still leave four a visit).
+        let names = vec!["a".to_string(), "b".to_string()];
+        let plan = SamplingPlan {
+            min_runs: 10,
+            max_runs: 10,
+            visit_warmup_seconds: 20e-3,
+            ..SamplingPlan::full()
+        };
+        let mut order = Vec::new();
+        let measured = measure_in_rounds(&plan, &names, |i| {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            order.push(i);
+            Ok(1.0)
+        })
+        .unwrap();
+        let visits_of_a = order.windows(2).filter(|w| w == &[1, 0]).count() + 1;
+        assert!(visits_of_a <= 3, "{visits_of_a} visits");
+        assert!(measured.iter().all(|m| m.samples.len() == 10));
+    }
+
+    #[test]
     fn a_drifting_quantity_is_sampled_until_the_cap_and_says_so() {
         let names = vec!["steady".to_string(), "drifting".to_string()];
+        // No warm-up time: two samples a visit, whatever the runs take.
         let plan = SamplingPlan {
             max_runs: 20,
+            visit_warmup_seconds: 0.0,
             ..SamplingPlan::full()
         };
         let mut k = 0u32;
