@@ -38,3 +38,11 @@ __device__ __forceinline__ ulong load_global_address(ulong a) {
  * lands on, so the bandwidth sweep must not either (passes after the first would otherwise
  * read each multiprocessor's share from its L1, up to about 25 MiB of working set on an H100). */
 #define LOAD_VIA_L2(p) __ldcg(p)
+/* One executor's read of its contiguous block [first, end) of a, added to total (see
+ * prelude/opencl.h): only CPUs stream blocks, so no GPU runs this scalar twin. */
+#define READ_BLOCK(a, first, end, total)                                                  \
+    {                                                                                   \
+        float s_ = 0.0f;                                                                \
+        for (uint i_ = (first); i_ < (end); ++i_) s_ += LOAD_VIA_L2(&(a)[i_]);          \
+        total += s_;                                                                    \
+    }

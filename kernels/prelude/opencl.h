@@ -29,3 +29,22 @@
 #define LOAD_GLOBAL_ADDRESS(a) (*(__global ulong*)(a))
 /* A streaming kernel's load (prelude/cuda.h reads it through the L2 alone); a plain load here. */
 #define LOAD_VIA_L2(p) (*(p))
+/* One executor's read of its contiguous block [first, end) of a, added to total: four float8
+ * accumulators over vector loads, since PoCL keeps a sum in scalar chains scalar (a CPU core's
+ * two adders then bound the read at 33 GB/s from its L1, where its copy streams 270). Only
+ * CPUs stream blocks; prelude/cuda.h has a scalar twin that no GPU runs. */
+#define READ_BLOCK(a, first, end, total)                                                  \
+    {                                                                                   \
+        float8 r0_ = (float8)(0.0f), r1_ = r0_, r2_ = r0_, r3_ = r0_;                   \
+        uint i_ = (first);                                                              \
+        for (; i_ + 32u <= (end); i_ += 32u) {                                          \
+            r0_ += vload8(0, (a) + i_);                                                 \
+            r1_ += vload8(0, (a) + i_ + 8u);                                            \
+            r2_ += vload8(0, (a) + i_ + 16u);                                           \
+            r3_ += vload8(0, (a) + i_ + 24u);                                           \
+        }                                                                               \
+        float8 r_ = (r0_ + r1_) + (r2_ + r3_);                                          \
+        float s_ = ((r_.s0 + r_.s1) + (r_.s2 + r_.s3)) + ((r_.s4 + r_.s5) + (r_.s6 + r_.s7)); \
+        for (; i_ < (end); ++i_) s_ += (a)[i_];                                         \
+        total += s_;                                                                    \
+    }
