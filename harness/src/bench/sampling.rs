@@ -158,7 +158,7 @@ const MIN_ROUNDS: usize = 3;
 /// `run(i)` takes one sample of quantity `i`; each visit starts with `plan.warmup` (at least
 /// one) discarded runs, and more until `plan.visit_warmup_seconds` have passed, since the
 /// runs before it were of another quantity, and then takes two samples, or where a warm-up
-/// time is set, as many as last about as long as the warm-up ([`samples_per_visit`]; the
+/// time is set, as many as last about as long as the warm-up (`samples_per_visit`; the
 /// first visit two). Rounds continue
 /// until every quantity has `plan.min_runs` samples over at least three rounds and its CI
 /// target is met, or every quantity still in the rotation has `plan.max_runs` (one that has
