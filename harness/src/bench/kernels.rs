@@ -4,7 +4,7 @@ use crate::backend::host_planes::relax_plane_args;
 use crate::backend::host_pool::{
     for_each_mut, for_each_mut_of, map_ranges, map_ranges_of, LINE_F32,
 };
-use crate::backend::host_stream::{add_into, triad_into, STREAM_CHUNK};
+use crate::backend::host_stream::{add_into, lane_dot, lane_sum, triad_into, STREAM_CHUNK};
 use crate::backend::{HostArgs, HostKernel, Launch, ProgramSource};
 
 /// Stride of the strided pattern, in 4-byte elements (one 128-byte line per executor).
@@ -397,38 +397,6 @@ fn fma_lanes(at: usize, part: &mut [f32], iters: u32, m: f32, b: f32) {
             *out = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
         }
     }
-}
-
-/// The sum of `values` in 32 independent lanes (element k into lane k mod 32), so the host's
-/// reduction streams at the caches' pace instead of one dependent addition's latency per
-/// element; the lanes are a fixed-size array the compiler keeps in vector registers, several
-/// of them, since one (eight lanes) bound the read at one vector add's latency per eight
-/// floats (an EPYC core: 71 GB/s from its L1, where the copy streams 165).
-fn lane_sum(values: &[f32]) -> f32 {
-    lane_fold(values, values, |v, _| v)
-}
-
-/// The sum of `x[k]·y[k]` in the lanes of [`lane_sum`].
-fn lane_dot(x: &[f32], y: &[f32]) -> f32 {
-    lane_fold(x, y, |x, y| x * y)
-}
-
-fn lane_fold(x: &[f32], y: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
-    const LANES: usize = 32;
-    let n = x.len().min(y.len());
-    let (x, y) = (&x[..n], &y[..n]);
-    let mut lanes = [0.0f32; LANES];
-    let (xs, ys) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
-    let (x_tail, y_tail) = (xs.remainder(), ys.remainder());
-    for (xc, yc) in xs.zip(ys) {
-        for j in 0..LANES {
-            lanes[j] += term(xc[j], yc[j]);
-        }
-    }
-    for (j, (&a, &b)) in x_tail.iter().zip(y_tail).enumerate() {
-        lanes[j] += term(a, b);
-    }
-    lanes.iter().sum()
 }
 
 /// Per-executor partial sums: the host splits the array into contiguous chunks instead of
