@@ -499,8 +499,9 @@ pub fn by_level(curves: &[BandwidthCurve], levels: &[LatencyLevel]) -> Vec<Level
 }
 
 /// One row: the level's working sets `range` and each kernel's median over the points from
-/// `pooled_from` to the range's end.
-pub(super) fn row(
+/// `pooled_from` to the range's end (the summary's one-launch rate beside a cache row measured
+/// with passes is the sweep's curves' row).
+pub(crate) fn row(
     curves: &[BandwidthCurve],
     level: &str,
     range: [usize; 2],

@@ -145,7 +145,10 @@ fn bandwidth_tables(c: &Calibration) -> String {
             if passes {
                 let one = l
                     .passes_in_launch
-                    .then(|| one_launch_copy(&b.curves, l.working_set_bytes))
+                    .then(|| {
+                        crate::bench::bandwidth::row(&b.curves, &l.level, l.working_set_bytes, 0)
+                            .copy_gbps
+                    })
                     .flatten();
                 row.push(gbps(one));
             } else if cpu {
@@ -390,23 +393,6 @@ pub fn babelstream_table(bs: &crate::bench::babelstream::BabelStream) -> String 
     }
     out.push_str(&t.render());
     out
-}
-
-/// The sweep's median copy rate over the working sets `range` (one launch of one pass each),
-/// GB/s; `None` without copy points there.
-fn one_launch_copy(
-    curves: &[crate::bench::bandwidth::BandwidthCurve],
-    range: [usize; 2],
-) -> Option<f64> {
-    let mut v: Vec<f64> = curves
-        .iter()
-        .filter(|c| c.kernel == crate::bench::bandwidth::StreamKernel::Copy)
-        .flat_map(|c| &c.points)
-        .filter(|p| (range[0]..=range[1]).contains(&p.working_set_bytes) && p.gbps.is_finite())
-        .map(|p| p.gbps)
-        .collect();
-    v.sort_by(f64::total_cmp);
-    (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
 }
 
 /// At most how much of a one-launch sample in the working sets `range` is the launch's
