@@ -24,6 +24,7 @@ fn series() -> Series {
     let phase = |name: &str, t: f64, count: u64| PhasePoint {
         flops: None,
         threads: None,
+        cold: None,
         name: name.into(),
         median_seconds: t,
         ci95: [t * 0.75, t * 1.25],

@@ -509,3 +509,43 @@ fn validate_predicts_runs_and_writes_the_error_table() {
     assert!(dir.path().join("plots/all.errors.csv").exists());
     fails_with(&["plot-validations", "missing.json"], "missing.json");
 }
+
+/// `series` on a CPU device runs each size cold three times by default (its data evicted from
+/// the caches once per sweep) and stores those times per phase; `--cold-runs 0` makes none.
+#[test]
+fn a_cpu_series_stores_its_cold_runs_unless_told_not_to() {
+    let cold_samples = |extra: &[&str]| -> Vec<Option<usize>> {
+        let dir = tempfile::tempdir().unwrap();
+        Command::cargo_bin("harness")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(["series", "triad", "--sizes", "1000,2000", "--iters", "2"])
+            .args(["--repeat", "3", "--device", "host", "--output-dir", "out"])
+            .args(extra)
+            .assert()
+            .success();
+        let json = std::fs::read_dir(dir.path().join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".series.triad.json"))
+            .expect("series written");
+        let series: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        series["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["phases"].as_array().unwrap().clone())
+            .filter(|ph| ph["name"] == "triad")
+            .map(|ph| {
+                let cold = ph.get("cold")?;
+                let median = cold["median_seconds"].as_f64().unwrap();
+                assert!(median > 0.0 && median.is_finite(), "{cold}");
+                Some(cold["samples"].as_array().unwrap().len())
+            })
+            .collect()
+    };
+    assert_eq!(cold_samples(&[]), [Some(3), Some(3)]);
+    assert_eq!(cold_samples(&["--cold-runs", "0"]), [None, None]);
+    assert_eq!(cold_samples(&["--cold-runs", "2"]), [Some(2), Some(2)]);
+}

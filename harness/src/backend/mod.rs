@@ -9,6 +9,7 @@
 //! Nothing outside this module sees a raw handle or `unsafe`.
 
 pub mod affinity;
+pub mod cold;
 pub mod cuda;
 mod discovery;
 pub mod heap;
@@ -402,6 +403,11 @@ pub trait Device: Send + Sync {
     fn last_launch_threads(&self) -> Option<usize> {
         None
     }
+
+    /// Told before a workload's launch that moves `bytes` (its declared bytes, else four per
+    /// work item): nothing on a device, and [`cold::ColdCaches`] empties the caches when
+    /// the launches since it last did have moved a working set.
+    fn before_launch(&self, _bytes: u64) {}
 
     /// A work-group size suited to this device for simple 1-D kernels.
     fn preferred_group_size(&self) -> usize {

@@ -30,7 +30,7 @@ use counts::shorten_quotes;
 pub(crate) use counts::{at_least_one, repeat_count, shown, MAX_REPEATS};
 use harness::backend::{select, DeviceList, DeviceSelector};
 use harness::bench::babelstream::{BabelStreamOptions, Precision};
-use harness::experiments::series::{Checks, RepeatPlan};
+use harness::experiments::series::{Checks, RepeatPlan, COLD_RUNS};
 use harness::export::{write_results, Exportable, Format};
 use harness::workloads::registry::lookup_with;
 use harness::workloads::Layout;
@@ -76,6 +76,13 @@ pub(crate) struct SeriesOptions {
     /// warm-up run before it is timed); the files record which.
     #[arg(long, value_enum, value_name = "WHICH", default_value_t = Checks::All)]
     verify: Checks,
+    /// Cold runs per size on a CPU device, one in each of the first rounds (at most
+    /// --repeat): the size run again with its data evicted from the caches once per sweep
+    /// over its working set, as at a size past the last cache. The `calibrated` variant moves
+    /// each size to a target in device memory by them (docs/models.md §2.4); 0: none (the
+    /// rates move it). A GPU series makes none.
+    #[arg(long, value_name = "N", default_value_t = COLD_RUNS)]
+    cold_runs: usize,
     /// plain or reordered, for sor, adi and line-solve (default: reordered).
     #[arg(long)]
     layout: Option<Layout>,
@@ -120,6 +127,7 @@ impl SeriesOptions {
             max,
             ci_target: self.ci_target / 100.0,
             checks: self.verify,
+            cold: self.cold_runs,
         })
     }
 }
@@ -269,8 +277,10 @@ enum Command {
         target: f64,
         /// The device's calibration: adds the windowed variant (the small sizes that saturate
         /// the device, are not overhead-dominated and share the target's memory level,
-        /// launch overhead subtracted). With --json the output is then
-        /// {"paper": …, "windowed": …, "window": …}.
+        /// launch overhead subtracted) and the calibrated one (every size moved to the
+        /// target's level, by the series' cold runs where it has them, and what bounds each
+        /// phase). With --json the output is then {"paper": …, "windowed": …, "window": …,
+        /// "calibrated": …, "calibrated_window": …}.
         #[arg(long, value_name = "FILE")]
         calibration: Option<PathBuf>,
         /// What to predict: `total` (every phase, transfers included) or `kernels` (the

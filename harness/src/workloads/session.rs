@@ -68,8 +68,10 @@ impl<'d> Session<'d> {
         bytes: Option<u64>,
         flops: Option<u64>,
     ) -> Result<(), WorkloadError> {
+        let items: u64 = launch.global.iter().map(|&g| g as u64).product();
+        self.device
+            .before_launch(bytes.unwrap_or(items.saturating_mul(4)));
         let t = self.device.launch(&self.program, kernel, launch, args)?;
-        let items = launch.global.iter().map(|&g| g as u64).product();
         let threads = self.device.last_launch_threads();
         self.phases
             .add_launch(phase, t, bytes, Some(items), flops, threads);

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::cold::ColdCaches;
 use crate::backend::{Device, DeviceInfo};
 use crate::bench::transfer::{LaunchProbe, LaunchProber};
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
 use crate::fit::drift::SharedRounds;
-use crate::fit::forecast::{PhaseMedian, SeriesMedians, SizeMedians};
+use crate::fit::forecast::{ColdMedian, PhaseMedian, SeriesMedians, SizeMedians};
 use crate::fit::jumps::{per_unit_jumps, Jump, JUMP_RATIO};
 use crate::fit::stats::Summary;
 use crate::workloads::{check_fits, PhaseTiming, RunResult, Workload, WorkloadError};
@@ -51,7 +52,29 @@ pub struct PhasePoint {
     /// in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// Its time in the cold runs, where the series made them ([`RepeatPlan::cold`]): the same run
+    /// with the caches emptied whenever its launches had swept the working set once
+    /// ([`crate::backend::cold`]), so its data came from device memory as at a size past
+    /// the last cache; absent on a GPU and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold: Option<ColdTimes>,
 }
+
+/// A phase's time in a size's cold runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColdTimes {
+    /// Median over the cold runs, seconds.
+    pub median_seconds: f64,
+    /// The median's 95 % interval (with as few runs, the runs' range), seconds.
+    pub ci95: [f64; 2],
+    /// Every cold run's time, seconds.
+    pub samples: Vec<f64>,
+}
+
+/// Cold runs per size of a series on a CPU device by default, one in each of the first
+/// rounds after the size's own run ([`crate::backend::cold`]): three, a median that one
+/// disturbed run does not move.
+pub const COLD_RUNS: usize = 3;
 
 /// The total of one size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -249,6 +272,19 @@ impl Series {
         SeriesMedians {
             drift: self.drift(),
             drift_shared: None,
+            cold: self
+                .points
+                .iter()
+                .flat_map(|p| {
+                    p.phases.iter().filter_map(|ph| {
+                        Some(ColdMedian {
+                            size: p.size,
+                            phase: ph.name.clone(),
+                            seconds: ph.cold.as_ref()?.median_seconds,
+                        })
+                    })
+                })
+                .collect(),
             workload: self.workload.clone(),
             points: self
                 .points
@@ -408,6 +444,15 @@ fn summary(values: &[f64], what: &str) -> Result<Summary, WorkloadError> {
 
 /// Summarise the repeats of one size.
 pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, WorkloadError> {
+    summarise_with_cold(size, runs, &[])
+}
+
+/// [`summarise`], each phase with its times in `cold` runs where there are any.
+fn summarise_with_cold(
+    size: usize,
+    runs: &[RunResult],
+    cold: &[RunResult],
+) -> Result<SeriesPoint, WorkloadError> {
     let first = runs
         .first()
         .ok_or_else(|| WorkloadError::Invalid("a series point needs at least one run".into()))?;
@@ -437,6 +482,7 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
                 .iter()
                 .filter_map(|r| r.phases.iter().find(|p| p.name == phase.name)?.threads)
                 .max(),
+            cold: cold_times(cold, &phase.name)?,
         });
     }
     let point = |samples: Vec<f64>, what: &str| -> Result<TotalPoint, WorkloadError> {
@@ -462,6 +508,23 @@ pub fn summarise(size: usize, runs: &[RunResult]) -> Result<SeriesPoint, Workloa
             .then(|| point(kernels, "kernels"))
             .transpose()?,
     })
+}
+
+/// Phase `name`'s times in the `cold` runs; `None` without cold runs or where a run lacks it.
+fn cold_times(cold: &[RunResult], name: &str) -> Result<Option<ColdTimes>, WorkloadError> {
+    let samples: Option<Vec<f64>> = cold
+        .iter()
+        .map(|r| r.phases.iter().find(|p| p.name == name).map(|p| p.seconds))
+        .collect();
+    let Some(samples) = samples.filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let s = summary(&samples, name)?;
+    Ok(Some(ColdTimes {
+        median_seconds: s.median,
+        ci95: s.ci95,
+        samples,
+    }))
 }
 
 /// Which warm-up runs of a series have their output checked against the workload's reference.
@@ -491,16 +554,20 @@ pub struct RepeatPlan {
     pub ci_target: f64,
     /// Which warm-up runs are checked.
     pub checks: Checks,
+    /// Cold runs per size on a CPU device, one in each of the first rounds (at most `min`):
+    /// [`COLD_RUNS`] by default, 0 for none.
+    pub cold: usize,
 }
 
 impl RepeatPlan {
-    /// Exactly `repeats` runs per size, every warm-up checked.
+    /// Exactly `repeats` runs per size, every warm-up checked, no cold runs.
     pub fn fixed(repeats: usize) -> Self {
         RepeatPlan {
             min: repeats,
             max: repeats,
             ci_target: f64::INFINITY,
             checks: Checks::All,
+            cold: 0,
         }
     }
 }
@@ -635,6 +702,11 @@ pub fn run_series_beside(
     };
     let mut prober = LaunchProber::new(device)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
+    // The cold runs, each size's beside its own in the first rounds (the same drift).
+    let cold = (plan.cold > 0)
+        .then(|| ColdCaches::new(device, 1))
+        .flatten();
+    let mut cold_runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
     for round in 0..max {
         let mut ran = false;
@@ -643,6 +715,10 @@ pub fn run_series_beside(
                 continue;
             }
             runs[i].push(workload.run(device, size, iterations, false)?);
+            if let Some(cold) = cold.as_ref().filter(|_| round < plan.cold.min(plan.min)) {
+                cold.start(workload.bytes_needed(size));
+                cold_runs[i].push(workload.run(cold, size, iterations, false)?);
+            }
             ran = true;
         }
         if round < plan.min {
@@ -661,8 +737,8 @@ pub fn run_series_beside(
         .map(|(&size, runs)| summarise(size, runs))
         .collect::<Result<Vec<_>, _>>()?;
     let mut points = Vec::with_capacity(sorted.len());
-    for (&size, runs) in sorted.iter().zip(&runs) {
-        let point = summarise(size, runs)?;
+    for ((&size, runs), cold) in sorted.iter().zip(&runs).zip(&cold_runs) {
+        let point = summarise_with_cold(size, runs, cold)?;
         progress(&point);
         points.push(point);
     }

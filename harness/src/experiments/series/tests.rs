@@ -222,7 +222,72 @@ fn sizes_under_six_runs_are_noted_as_not_95_percent_and_run_again() {
         max: 15,
         ci_target: 0.05,
         checks: Checks::All,
+        cold: 0,
     });
     assert_eq!(five.points[0].total.samples.len(), 6);
     assert_eq!(five.thin_intervals(), None);
+}
+
+#[test]
+fn cold_runs_follow_each_sizes_own_run_in_the_first_rounds() {
+    let recorder = Recorder {
+        calls: RefCell::new(Vec::new()),
+    };
+    let plan = RepeatPlan {
+        cold: 1,
+        ..RepeatPlan::fixed(2)
+    };
+    let (series, beside) = run_series_beside(
+        &recorder,
+        None,
+        &HostDevice::new(),
+        &[20, 10],
+        &[100],
+        1,
+        plan,
+        |_| {},
+    )
+    .unwrap();
+    // Warm-ups, then round 1 with a cold run after each size's own (none for the large
+    // size, which is measured, not moved), then round 2 without.
+    assert_eq!(
+        recorder.calls.borrow()[3..],
+        [
+            (10, 1, false),
+            (10, 1, false),
+            (20, 1, false),
+            (20, 1, false),
+            (100, 1, false),
+            (10, 1, false),
+            (20, 1, false),
+            (100, 1, false),
+        ]
+    );
+    for p in &series.points {
+        let cold = p.phases[0].cold.as_ref().expect("cold times");
+        assert_eq!(cold.samples.len(), 1);
+        assert_eq!(cold.median_seconds, p.size as f64 * 1e-6);
+        assert_eq!(p.phases[0].samples.len(), 2, "cold runs are not repeats");
+    }
+    assert!(beside[0].phases[0].cold.is_none());
+    // They reach the forecast's medians; none without cold runs.
+    let medians = series.medians();
+    assert_eq!(medians.cold.len(), 2);
+    assert_eq!(
+        (medians.cold[0].size, medians.cold[0].phase.as_str()),
+        (10, "sweep")
+    );
+    let (warm, _) = run_series_beside(
+        &recorder,
+        None,
+        &HostDevice::new(),
+        &[10],
+        &[],
+        1,
+        RepeatPlan::fixed(2),
+        |_| {},
+    )
+    .unwrap();
+    assert!(warm.points[0].phases[0].cold.is_none());
+    assert!(warm.medians().cold.is_empty());
 }

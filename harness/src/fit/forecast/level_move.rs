@@ -61,6 +61,11 @@ pub struct LevelMove {
     /// sweep's rate at the target (docs/models.md §2.4, "A window in the target's level").
     #[serde(default)]
     pub in_target_level: bool,
+    /// Whether the target's working set lies in device memory, the level a series' cold runs
+    /// measure each size at ([`super::SeriesMedians::cold`]): where they did, a kernel
+    /// phase's point estimate is moved to its cold time instead of by rates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub target_in_memory: bool,
     /// For each kernel phase whose launches at the target have fewer work items than the
     /// device has executors (a target that cannot fill the device, as ADI's N² lines on a
     /// GPU): the calibrated read latency of the target's level over that of this size's,
@@ -171,6 +176,25 @@ pub(super) fn move_to_target_level(
             if !is_kernel_phase(&ph.name) || m.latency_moves.iter().any(|l| l.0 == ph.name) {
                 continue;
             }
+            // Measured at the target's level: the size's cold runs, its data from device
+            // memory once per sweep, as at the target. The point estimate takes their time
+            // (never below the warm one: a cold run that came out faster is noise); the
+            // bounds keep the rates' moves, so the interval still reaches what the
+            // calibration says the level costs (docs/models.md §2.4, "Step 1").
+            let cold = series
+                .cold
+                .iter()
+                .find(|c| c.size == p.size && c.phase == ph.name)
+                .filter(|c| m.target_in_memory && overlap == Overlap::Half && c.seconds > 0.0);
+            if let Some(c) = cold {
+                let ratio = (c.seconds / ph.median_seconds).max(1.0);
+                if ratio.is_finite() {
+                    moved += ph.median_seconds * (ratio - 1.0);
+                    ph.median_seconds *= ratio;
+                    ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * ratio));
+                    continue;
+                }
+            }
             // The time a measured time `t` becomes at the target's level.
             let at_target = |t: f64| -> f64 {
                 let work = t - ph.count as f64 * launch.0;
@@ -265,7 +289,7 @@ pub(super) fn move_to_target_level(
 mod tests {
     use super::*;
     use crate::fit::forecast::test_support::*;
-    use crate::fit::forecast::{forecast_calibrated, Variant};
+    use crate::fit::forecast::{forecast_calibrated, ColdMedian, Variant};
 
     #[test]
     fn a_kernel_faster_than_the_sweep_in_the_targets_own_level_keeps_its_rate() {
@@ -308,6 +332,60 @@ mod tests {
             "{} against {floored}",
             kernel(false)
         );
+    }
+
+    #[test]
+    fn a_size_with_cold_runs_is_moved_to_their_time_where_the_target_is_in_memory() {
+        const RATE: f64 = 1e12;
+        // Each size streams at half the sweep's rate (e = 0.5), and its cold runs took three
+        // times its warm time: its data from device memory, all of its time followed them.
+        let sizes = [64, 128, 256, 512];
+        let with_bytes = |n: usize| {
+            let mut p = point(n, false);
+            let work = time(n as f64) - LAUNCHES as f64 * LAUNCH;
+            p.phases[0].bytes = Some((0.5 * work * RATE).round() as u64);
+            p
+        };
+        let mut s = series(sizes.map(with_bytes).to_vec());
+        s.cold = s
+            .points
+            .iter()
+            .map(|p| ColdMedian {
+                size: p.size,
+                phase: "kernel".into(),
+                seconds: 3.0 * p.phases[0].median_seconds,
+            })
+            .collect();
+        let estimate = |in_memory: bool, cold: bool| {
+            let mut s = s.clone();
+            if !cold {
+                s.cold.clear();
+            }
+            let moves = sizes.map(|size| LevelMove {
+                size,
+                rate: RATE,
+                factor: 2.0,
+                target_in_memory: in_memory,
+                ..Default::default()
+            });
+            let f = forecast_calibrated(&s, 4096.0, &moves, Seconds(LAUNCH)).expect("fits");
+            estimate_of(&f, "kernel")
+        };
+        let by_rates = estimate(true, false);
+        let measured = estimate(true, true);
+        // The cold runs set the point: three times every size, as the target.
+        assert!(
+            (measured.prediction_seconds / (3.0 * time(4096.0)) - 1.0).abs() < 1e-3,
+            "{} against {}",
+            measured.prediction_seconds,
+            3.0 * time(4096.0)
+        );
+        // The rates' move (halfway at e·g = 1: 1.25×) stays inside the interval.
+        assert!(by_rates.prediction_seconds < measured.prediction_seconds);
+        assert!(measured.interval_seconds[0] <= by_rates.prediction_seconds);
+        // A target in a cache: the cold runs measured another level, and the rates move it.
+        let in_cache = estimate(false, true);
+        assert_eq!(in_cache.prediction_seconds, by_rates.prediction_seconds);
     }
 
     #[test]

@@ -91,6 +91,21 @@ pub struct SeriesMedians {
     /// intervals allow only for the medians' spread about the rounds' common state
     /// ([`super::drift::drift_allowance`]). `None`: the target runs at another time.
     pub drift_shared: Option<SharedRounds>,
+    /// Each kernel phase's time at each size in the series' cold runs, where it made them:
+    /// its data evicted from the caches once per sweep over the working set
+    /// (`backend::cold`), so they came from device memory (docs/models.md §2.4, "Step 1").
+    pub cold: Vec<ColdMedian>,
+}
+
+/// One phase's median at one size in the cold runs ([`SeriesMedians::cold`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColdMedian {
+    /// Problem size N.
+    pub size: usize,
+    /// The phase.
+    pub phase: String,
+    /// The cold runs' median, seconds.
+    pub seconds: f64,
 }
 
 /// Which prediction recipe made a forecast.

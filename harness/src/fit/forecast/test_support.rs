@@ -53,6 +53,7 @@ pub(super) fn series(points: Vec<SizeMedians>) -> SeriesMedians {
         points,
         drift: None,
         drift_shared: None,
+        cold: Vec::new(),
     }
 }
 

@@ -99,6 +99,7 @@ mod tests {
         PhasePoint {
             flops: None,
             threads: None,
+            cold: None,
             name: name.into(),
             median_seconds: median,
             ci95,

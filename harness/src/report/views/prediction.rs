@@ -155,6 +155,17 @@ pub fn validation_table(v: &crate::experiments::validate::Validation) -> String 
     for w in &v.windows {
         out.push_str(&window_report(w));
     }
+    // How the calibrated variant moved the sizes (cold runs, access patterns, the bounds
+    // its interval reaches).
+    for w in &v.calibrated_windows {
+        if let Some(note) = &w.note {
+            out.push_str(&format!(
+                "calibrated for N = {}: {note}
+",
+                w.size
+            ));
+        }
+    }
     out
 }
 

@@ -432,6 +432,9 @@ pub fn calibrated_forecast(
                 dependent,
                 in_target_level: target_rate.is_some()
                     && device.level_of(working_set) == target_level,
+                target_in_memory: target_rate.is_some()
+                    && device.levels.len() > 1
+                    && device.levels.last().is_some_and(|l| l.0 == target_level),
             }
         })
         .collect();
@@ -494,7 +497,42 @@ pub fn calibrated_forecast(
             }
         }
     }
-    let undeclared = workload.undeclared_access();
+    // The kernel phases whose cold runs move every accepted size (a target in device
+    // memory): measured there, not moved by the rates.
+    let mut cold: Vec<&str> = series
+        .points
+        .iter()
+        .filter(|p| choice.accepted.contains(&p.size))
+        .flat_map(|p| &p.phases)
+        .filter(|ph| ph.cold.is_some() && is_kernel_phase(&ph.name))
+        .map(|ph| ph.name.as_str())
+        .collect();
+    cold.sort_unstable();
+    cold.dedup();
+    cold.retain(|&name| {
+        series
+            .points
+            .iter()
+            .filter(|p| choice.accepted.contains(&p.size))
+            .all(|p| {
+                p.phases
+                    .iter()
+                    .any(|ph| ph.name == name && ph.cold.is_some())
+            })
+    });
+    if level_moves.iter().any(|m| m.target_in_memory) && !cold.is_empty() {
+        notes.push(format!(
+            "{}: each size moved to the target's level (device memory) by its cold runs, its data evicted from the caches once per sweep; the rates' moves bound the interval",
+            cold.join(", ")
+        ));
+    } else {
+        cold.clear();
+    }
+    let undeclared: Vec<&str> = workload
+        .undeclared_access()
+        .into_iter()
+        .filter(|name| !cold.contains(name))
+        .collect();
     if !undeclared.is_empty() {
         notes.push(format!(
             "{} declare{} no access pattern: moved between levels as streaming (a launch may say access = \"stencil\", \"strided\", \"transpose\", \"transpose-read\", \"gather\" or \"dependent\")",
