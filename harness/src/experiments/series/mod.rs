@@ -65,7 +65,9 @@ pub struct PhasePoint {
 pub struct ColdTimes {
     /// Median over the cold runs, seconds.
     pub median_seconds: f64,
-    /// The median's 95 % interval (with as few runs, the runs' range), seconds.
+    /// The median's interval, seconds, as [`Summary`] gives it: from six runs on a 95 % one;
+    /// below, the runs' range `[min, max]`, which covers the median with 1 − 2^(1−n): 75 %
+    /// for the default three (the model reads the median alone).
     pub ci95: [f64; 2],
     /// Every cold run's time, seconds.
     pub samples: Vec<f64>,
