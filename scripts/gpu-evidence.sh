@@ -176,8 +176,11 @@ fi
 # them: copy OUT/ports/held-out/cases/*.json (or OUT/ports/runs/*/*.suite/*.json) to
 # harness/tests/fixtures/ports/<device>/held-out/ and the calibration to
 # harness/tests/fixtures/ports/<device>.json, and add the device to tests/accuracy.rs.
+# With three cold runs per size (on a GPU a kernel empties the L2 before each sweep;
+# docs/measurement.md, step 6), which a GPU series makes only when asked: the stored series
+# then give the `calibrated` variant both with and without them (strip the `cold` fields).
 STEP_CAP=${PORTS_BUDGET:-200} NEEDS_CAL=1 run_step ports-held-out scripts/ports-baseline.sh \
-  --device "$DEVICE" --half held-out --calibration "$CAL" --verify smallest \
+  --device "$DEVICE" --half held-out --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
 # The suite straight after the calibration it needs (and gpu-benches' comparison, where asked
 # for, and the held-out ports): it is what issue 11 asks of a GPU, and the longest step, so a
@@ -198,7 +201,7 @@ NEEDS_CAL=1 step validate-suite-sorrb validate-suite --device "$DEVICE" --calibr
   --output-dir "$OUTDIR/sorrb" --workloads sor-rb
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
-  --device "$DEVICE" --half development --calibration "$CAL" --verify smallest \
+  --device "$DEVICE" --half development --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
 echo "total wall $(( $(date +%s) - START )) s of a $BUDGET s budget" >> "$OUTDIR/devices.txt"
 column -t -s "$(printf '\t')" "$SUMMARY" 2>/dev/null || cat "$SUMMARY"

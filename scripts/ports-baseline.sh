@@ -4,7 +4,8 @@
 # small sizes, by every variant, on one device. Run it on an idle machine: it times.
 #
 # usage: scripts/ports-baseline.sh [--device SEL] [--out DIR] [--iters N] [--half NAME]
-#                                  [--calibration FILE] [--verify WHICH] [--dry-run] [HARNESS]
+#                                  [--calibration FILE] [--verify WHICH] [--cold-runs N]
+#                                  [--dry-run] [HARNESS]
 #   --device       the device (default opencl)
 #   --out          the folder for everything (default results/ports-<date>, which git ignores)
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
@@ -14,6 +15,8 @@
 #   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
 #                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
 #                  kernels run on one GPU thread, far too slowly at the targets: take smallest
+#   --cold-runs    cold runs per size (validate-suite's --cold-runs; default its own: 3 on a
+#                  CPU device, none on a GPU)
 #   --dry-run      print each half's plan (targets and small sizes) and stop
 #   HARNESS        the binary (default: target/release/harness, else target/debug/harness)
 # The device needs a calibration; without one, run `harness calibrate --device SEL` first.
@@ -40,6 +43,7 @@ halves="development held-out"
 calibration=
 verify=
 dry=()
+cold=()
 harness=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,8 +61,13 @@ while [ $# -gt 0 ]; do
         all|smallest|none) verify=$2; shift 2 ;;
         *) echo "error: --verify takes all, smallest or none, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
+    --cold-runs)
+      case "${2:-}" in
+        ''|*[!0-9]*) echo "error: --cold-runs takes a count, got '${2:-}'" >&2; exit 2 ;;
+        *) cold=(--cold-runs "$2"); shift 2 ;;
+      esac ;;
     --dry-run) dry=(--dry-run); shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) harness=$1; shift ;;
   esac
@@ -91,8 +100,8 @@ own_options() {
   esac
   echo "$own"
 }
-given=()
-[ -z "$calibration" ] || given=(--calibration "$calibration")
+given=("${cold[@]}")
+[ -z "$calibration" ] || given+=(--calibration "$calibration")
 for name in $halves; do
   case $name in
     development) kernels=$(half "Development") ;;

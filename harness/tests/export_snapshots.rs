@@ -19,12 +19,17 @@ fn fixture() -> Calibration {
     Calibration::load(&path).expect("the fixture parses")
 }
 
-/// Three sizes, two phases, three repeats, exact binary fractions so every format is stable.
+/// Three sizes, two phases, three repeats (the sweep with three cold runs besides), exact
+/// binary fractions so every format is stable.
 fn series() -> Series {
     let phase = |name: &str, t: f64, count: u64| PhasePoint {
         flops: None,
         threads: None,
-        cold: None,
+        cold: (name == "sweep").then(|| harness::experiments::series::ColdTimes {
+            median_seconds: t * 2.0,
+            ci95: [t * 1.5, t * 2.5],
+            samples: vec![t * 2.0, t * 1.5, t * 2.5],
+        }),
         name: name.into(),
         median_seconds: t,
         ci95: [t * 0.75, t * 1.25],

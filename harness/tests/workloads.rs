@@ -106,7 +106,7 @@ fn a_series_over_three_sizes_round_trips() {
     let csv = series.to_csv();
     assert_eq!(
         csv.lines().next().unwrap(),
-        "size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count,min_s,runs"
+        "size,phase,median_s,ci95_low_s,ci95_high_s,fraction,count,min_s,runs,cold_median_s,cold_low_s,cold_high_s,cold_runs"
     );
     assert!(csv.lines().any(|l| l.starts_with("32,total,")));
 }
@@ -512,12 +512,17 @@ fn validate_predicts_runs_and_writes_the_error_table() {
 
 /// `series` on a CPU device runs each size cold three times by default (its data evicted from
 /// the caches once per sweep) and stores those times per phase; `--cold-runs 0` makes none.
+/// `HARNESS_COLD_EVICTION=device` empties them with the kernel a GPU's cold runs use; a
+/// value that names neither eviction is one error line.
 #[test]
 fn a_cpu_series_stores_its_cold_runs_unless_told_not_to() {
-    let cold_samples = |extra: &[&str]| -> Vec<Option<usize>> {
+    let cold_samples_by = |eviction: Option<&str>, extra: &[&str]| -> Vec<Option<usize>> {
         let dir = tempfile::tempdir().unwrap();
-        Command::cargo_bin("harness")
-            .unwrap()
+        let mut command = Command::cargo_bin("harness").unwrap();
+        if let Some(e) = eviction {
+            command.env("HARNESS_COLD_EVICTION", e);
+        }
+        command
             .current_dir(dir.path())
             .args(["series", "triad", "--sizes", "1000,2000", "--iters", "2"])
             .args(["--repeat", "3", "--device", "host", "--output-dir", "out"])
@@ -529,9 +534,16 @@ fn a_cpu_series_stores_its_cold_runs_unless_told_not_to() {
             .map(|e| e.unwrap().path())
             .find(|p| p.to_string_lossy().ends_with(".series.triad.json"))
             .expect("series written");
+        // The CSV beside it gives each phase's cold runs in its last columns.
+        let csv = std::fs::read_to_string(json.with_extension("csv")).unwrap();
+        let csv_runs: Vec<String> = csv
+            .lines()
+            .filter(|l| l.split(',').nth(1) == Some("triad"))
+            .map(|l| l.rsplit(',').next().unwrap().to_string())
+            .collect();
         let series: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-        series["points"]
+        let runs: Vec<Option<usize>> = series["points"]
             .as_array()
             .unwrap()
             .iter()
@@ -543,9 +555,35 @@ fn a_cpu_series_stores_its_cold_runs_unless_told_not_to() {
                 assert!(median > 0.0 && median.is_finite(), "{cold}");
                 Some(cold["samples"].as_array().unwrap().len())
             })
-            .collect()
+            .collect();
+        let from_csv: Vec<Option<usize>> = csv_runs.iter().map(|r| r.parse().ok()).collect();
+        assert_eq!(from_csv, runs, "{csv}");
+        runs
     };
+    let cold_samples = |extra: &[&str]| cold_samples_by(None, extra);
     assert_eq!(cold_samples(&[]), [Some(3), Some(3)]);
     assert_eq!(cold_samples(&["--cold-runs", "0"]), [None, None]);
     assert_eq!(cold_samples(&["--cold-runs", "2"]), [Some(2), Some(2)]);
+    assert_eq!(
+        cold_samples_by(Some("device"), &["--cold-runs", "1"]),
+        [Some(1), Some(1)]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("harness")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("HARNESS_COLD_EVICTION", "gpu")
+        .args(["series", "triad", "--sizes", "1000", "--device", "host"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = common::one_error_line(&out);
+    assert!(
+        line.contains("HARNESS_COLD_EVICTION takes host or device"),
+        "{line}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
 }

@@ -10,14 +10,16 @@
 //! whole working set has passed through the cache. A launch that reads what the launch just
 //! before it wrote (a wavefront's next diagonal) still finds it cached, as at the target.
 //!
-//! The caches are emptied from the host by writing over a buffer of twice the largest cache
-//! the device reports, one word per 64-byte line: on a CPU device (the host backend, an
-//! OpenCL CPU runtime) device memory is the host's, and so are its caches. A GPU's L2 is not
-//! reached from the host, so [`ColdCaches::new`] offers none there.
+//! The caches are emptied by writing over a buffer of twice the largest cache the device
+//! reports ([`Eviction`]): on a CPU device (the host backend, an OpenCL CPU runtime) the host
+//! does it, one word per 64-byte line, as device memory and its caches are the host's; on a
+//! GPU, whose L2 the host does not reach, a kernel on the device does it
+//! (`kernels/evict.kern`), one word per 32-byte sector, the L2's unit of transfer.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use super::host::{HostArgs, HostKernel};
 use super::{Arg, BackendError, Buffer, Device, DeviceClass, DeviceInfo, Launch, Program};
 use super::{ProgramSource, Seconds};
 
@@ -27,31 +29,96 @@ const DEFAULT_EVICTION_BYTES: u64 = 64 << 20;
 /// Bounds of the eviction buffer (twice the largest cache reported).
 const EVICTION_BYTES: [u64; 2] = [8 << 20, 1 << 30];
 
-/// A CPU device whose caches are emptied before a launch once the launches since the last
-/// time have moved a working set's bytes (the module's doc). Launch times are the device's
-/// own: the eviction runs before the launch and is not part of its time.
+/// Who empties the caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eviction {
+    /// The host writes over a buffer in its own memory: a CPU device's caches are the host's.
+    Host,
+    /// A kernel writes over a device buffer (`kernels/evict.kern`): a GPU's L2, which the
+    /// host does not reach.
+    Device,
+}
+
+impl Eviction {
+    /// The eviction a device of `class` needs: the host's on a CPU, the device's on a GPU.
+    pub fn for_class(class: DeviceClass) -> Self {
+        match class {
+            DeviceClass::Cpu => Eviction::Host,
+            DeviceClass::Gpu => Eviction::Device,
+        }
+    }
+}
+
+/// What empties the caches, with what it writes over.
+enum Scratch {
+    Host(Mutex<Vec<u64>>),
+    Device(Box<DeviceScratch>),
+}
+
+/// The device's eviction: its kernel, the buffer it writes over and the launch that does.
+struct DeviceScratch {
+    program: Program,
+    buffer: Buffer,
+    sectors: u32,
+    launch: Launch,
+}
+
+/// Words per 32-byte sector, the unit the device eviction touches once.
+const SECTOR_WORDS: u32 = 8;
+
+/// A device whose caches are emptied before a launch once the launches since the last time
+/// have moved a working set's bytes (the module's doc). Launch times are the device's own:
+/// the eviction runs before the launch and is not part of its time.
 pub struct ColdCaches<'d> {
     device: &'d dyn Device,
     working_set: AtomicU64,
     since: AtomicU64,
-    scratch: Mutex<Vec<u64>>,
+    scratch: Scratch,
     evictions: AtomicU64,
 }
 
 impl<'d> ColdCaches<'d> {
     /// `device` with its caches emptied every `working_set` bytes of launches (the first
-    /// launch always finds them empty); `None` on a GPU, whose caches the host cannot empty.
-    pub fn new(device: &'d dyn Device, working_set: u64) -> Option<Self> {
-        let info = device.info();
-        if info.class == DeviceClass::Gpu {
-            return None;
-        }
-        let bytes = eviction_bytes(info);
-        Some(ColdCaches {
+    /// launch always finds them empty), by the eviction its class needs
+    /// ([`Eviction::for_class`]).
+    pub fn new(device: &'d dyn Device, working_set: u64) -> Result<Self, BackendError> {
+        Self::with_eviction(
+            device,
+            working_set,
+            Eviction::for_class(device.info().class),
+        )
+    }
+
+    /// As [`ColdCaches::new`], emptied by `eviction`: the device's kernel runs on a CPU
+    /// device too (to compare the two there), the host's only reaches a CPU's caches.
+    /// Errors where the eviction kernel does not compile or its buffer cannot be allocated.
+    pub fn with_eviction(
+        device: &'d dyn Device,
+        working_set: u64,
+        eviction: Eviction,
+    ) -> Result<Self, BackendError> {
+        let bytes = eviction_bytes(device.info());
+        let scratch = match eviction {
+            Eviction::Host => Scratch::Host(Mutex::new(vec![0; (bytes / 8) as usize])),
+            Eviction::Device => {
+                let sectors = u32::try_from(bytes / (4 * SECTOR_WORDS as u64)).unwrap_or(u32::MAX);
+                let buffer = device.alloc((sectors as usize) * 4 * SECTOR_WORDS as usize)?;
+                let program = device.compile(&program())?;
+                let group = device.preferred_group_size();
+                let global = (sectors as usize).div_ceil(group) * group;
+                Scratch::Device(Box::new(DeviceScratch {
+                    program,
+                    buffer,
+                    sectors,
+                    launch: Launch::linear(global, group),
+                }))
+            }
+        };
+        Ok(ColdCaches {
             device,
             working_set: AtomicU64::new(working_set.max(1)),
             since: AtomicU64::new(u64::MAX),
-            scratch: Mutex::new(vec![0; (bytes / 8) as usize]),
+            scratch,
             evictions: AtomicU64::new(0),
         })
     }
@@ -69,17 +136,79 @@ impl<'d> ColdCaches<'d> {
         self.evictions.load(Ordering::Relaxed)
     }
 
-    fn evict(&self) {
-        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        let round = self.evictions.load(Ordering::Relaxed).wrapping_add(1);
-        // One word per 64-byte line, each a new value, so that every line is fetched and
-        // written and the compiler cannot skip a store.
-        for (i, word) in scratch.iter_mut().enumerate().step_by(8) {
-            *word = word.wrapping_add(round ^ i as u64);
+    /// Who empties the caches.
+    pub fn eviction(&self) -> Eviction {
+        match self.scratch {
+            Scratch::Host(_) => Eviction::Host,
+            Scratch::Device(_) => Eviction::Device,
         }
-        std::hint::black_box(scratch.as_slice());
-        self.evictions.store(round, Ordering::Relaxed);
     }
+
+    fn evict(&self) -> Result<(), BackendError> {
+        let round = self.evictions.load(Ordering::Relaxed).wrapping_add(1);
+        match &self.scratch {
+            Scratch::Host(scratch) => {
+                let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
+                // One word per 64-byte line, each a new value, so that every line is fetched
+                // and written and the compiler cannot skip a store.
+                for (i, word) in scratch.iter_mut().enumerate().step_by(8) {
+                    *word = word.wrapping_add(round ^ i as u64);
+                }
+                std::hint::black_box(scratch.as_slice());
+            }
+            Scratch::Device(d) => {
+                let DeviceScratch {
+                    program,
+                    buffer,
+                    sectors,
+                    launch,
+                } = d.as_ref();
+                // Waited for (a launch returns once it completed) and not timed: the next
+                // launch's time is its own.
+                self.device.launch(
+                    program,
+                    "evict",
+                    launch,
+                    &[
+                        Arg::Buf(buffer),
+                        Arg::U32(*sectors),
+                        Arg::U32(SECTOR_WORDS),
+                        Arg::U32(round as u32),
+                    ],
+                )?;
+            }
+        }
+        self.evictions.store(round, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// The eviction kernel (`kernels/evict.kern`) with its host twin.
+pub fn program() -> ProgramSource {
+    ProgramSource::embedded(
+        "evict.kern",
+        include_str!("../../../kernels/evict.kern"),
+        HOST_TWINS,
+    )
+}
+
+const HOST_TWINS: &[(&str, HostKernel)] = &[("evict", host_evict)];
+
+fn host_evict(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let buf = a.slice_mut::<u32>(0)?;
+    let sectors = a.u32(1)? as usize;
+    let words = (a.u32(2)? as usize).max(1);
+    let round = a.u32(3)?;
+    if sectors.saturating_mul(words) > buf.len() {
+        return Err(format!(
+            "{sectors} sectors of {words} words overrun a buffer of {} words",
+            buf.len()
+        ));
+    }
+    for (i, word) in buf.iter_mut().step_by(words).take(sectors).enumerate() {
+        *word = word.wrapping_add(round ^ i as u32);
+    }
+    Ok(())
 }
 
 /// Twice the largest cache `info` reports, within [`EVICTION_BYTES`]; 64 MiB without one.
@@ -128,14 +257,15 @@ impl Device for ColdCaches<'_> {
         self.device.preferred_group_size()
     }
 
-    fn before_launch(&self, bytes: u64) {
+    fn before_launch(&self, bytes: u64) -> Result<(), BackendError> {
         let mut since = self.since.load(Ordering::Relaxed);
         if since >= self.working_set.load(Ordering::Relaxed) {
-            self.evict();
+            self.evict()?;
             since = 0;
         }
         self.since
             .store(since.saturating_add(bytes), Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -149,28 +279,88 @@ mod tests {
         let host = HostDevice::new();
         let cold = ColdCaches::new(&host, 1000).unwrap();
         // The first launch finds them empty.
-        cold.before_launch(400);
+        cold.before_launch(400).unwrap();
         assert_eq!(cold.evictions(), 1);
         // 400 + 500 < 1000: the second launch reads what the first left.
-        cold.before_launch(500);
+        cold.before_launch(500).unwrap();
         assert_eq!(cold.evictions(), 1);
         // 400 + 500 + 200 ≥ 1000 before the fourth: a sweep has passed.
-        cold.before_launch(200);
+        cold.before_launch(200).unwrap();
         assert_eq!(cold.evictions(), 1);
-        cold.before_launch(10);
+        cold.before_launch(10).unwrap();
         assert_eq!(cold.evictions(), 2);
         // A launch that moves the whole working set: every launch after it starts empty.
         let whole = ColdCaches::new(&host, 1000).unwrap();
         for _ in 0..5 {
-            whole.before_launch(1000);
+            whole.before_launch(1000).unwrap();
         }
         assert_eq!(whole.evictions(), 5);
         // A new run starts empty whatever the last one left.
         whole.start(10_000);
-        whole.before_launch(1000);
+        whole.before_launch(1000).unwrap();
         assert_eq!(whole.evictions(), 6);
-        whole.before_launch(1000);
+        whole.before_launch(1000).unwrap();
         assert_eq!(whole.evictions(), 6);
+    }
+
+    /// The device's eviction on `device`: the first launch runs the kernel once, which adds
+    /// `round ^ i` to the first word of sector i and leaves every other word as it was.
+    fn check_device_eviction(device: &dyn Device) {
+        let cold = ColdCaches::with_eviction(device, 1000, Eviction::Device).unwrap();
+        assert_eq!(cold.eviction(), Eviction::Device);
+        let Scratch::Device(d) = &cold.scratch else {
+            panic!("a device eviction");
+        };
+        let DeviceScratch {
+            buffer, sectors, ..
+        } = d.as_ref();
+        let words = *sectors as usize * SECTOR_WORDS as usize;
+        assert_eq!(words * 4, buffer.len_bytes());
+        let before = crate::backend::download_u32(device, buffer, words).unwrap();
+        cold.before_launch(10).unwrap();
+        assert_eq!(cold.evictions(), 1);
+        let after = crate::backend::download_u32(device, buffer, words).unwrap();
+        for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+            let sector = i / SECTOR_WORDS as usize;
+            let expected = if i % SECTOR_WORDS as usize == 0 {
+                b.wrapping_add(1 ^ sector as u32)
+            } else {
+                *b
+            };
+            assert_eq!(*a, expected, "word {i}");
+        }
+    }
+
+    #[test]
+    fn the_device_eviction_rewrites_one_word_per_sector_on_the_host() {
+        check_device_eviction(&HostDevice::new());
+        // A CPU device's own eviction is the host's.
+        let host = HostDevice::new();
+        assert_eq!(
+            ColdCaches::new(&host, 1).unwrap().eviction(),
+            Eviction::Host
+        );
+        assert_eq!(Eviction::for_class(DeviceClass::Gpu), Eviction::Device);
+    }
+
+    #[test]
+    #[cfg_attr(
+        no_opencl_runtime,
+        ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+    )]
+    fn the_device_eviction_rewrites_one_word_per_sector_on_opencl() {
+        use crate::backend::{discover, select, BackendKind, DeviceSelector};
+        let list = discover();
+        match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
+            Ok(index) => check_device_eviction(list.devices[index].as_ref()),
+            Err(e) => {
+                assert!(
+                    std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
+                    "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
+                );
+                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+            }
+        }
     }
 
     #[test]

@@ -406,8 +406,11 @@ pub trait Device: Send + Sync {
 
     /// Told before a workload's launch that moves `bytes` (its declared bytes, else four per
     /// work item): nothing on a device, and [`cold::ColdCaches`] empties the caches when
-    /// the launches since it last did have moved a working set.
-    fn before_launch(&self, _bytes: u64) {}
+    /// the launches since it last did have moved a working set (an error where its
+    /// eviction kernel fails).
+    fn before_launch(&self, _bytes: u64) -> Result<(), BackendError> {
+        Ok(())
+    }
 
     /// A work-group size suited to this device for simple 1-D kernels.
     fn preferred_group_size(&self) -> usize {

@@ -28,9 +28,10 @@ use clap::{Parser, Subcommand};
 use calibrate::{babelstream_command, calibrate_command, compare_command, devices};
 use counts::shorten_quotes;
 pub(crate) use counts::{at_least_one, repeat_count, shown, MAX_REPEATS};
+use harness::backend::cold::Eviction;
 use harness::backend::{select, DeviceList, DeviceSelector};
 use harness::bench::babelstream::{BabelStreamOptions, Precision};
-use harness::experiments::series::{Checks, RepeatPlan, COLD_RUNS};
+use harness::experiments::series::{Checks, RepeatPlan};
 use harness::export::{write_results, Exportable, Format};
 use harness::workloads::registry::lookup_with;
 use harness::workloads::Layout;
@@ -76,13 +77,14 @@ pub(crate) struct SeriesOptions {
     /// warm-up run before it is timed); the files record which.
     #[arg(long, value_enum, value_name = "WHICH", default_value_t = Checks::All)]
     verify: Checks,
-    /// Cold runs per size on a CPU device, one in each of the first rounds (at most
-    /// --repeat): the size run again with its data evicted from the caches once per sweep
-    /// over its working set, as at a size past the last cache. The `calibrated` variant moves
-    /// each size to a target in device memory by them (docs/models.md §2.4); 0: none (the
-    /// rates move it). A GPU series makes none.
-    #[arg(long, value_name = "N", default_value_t = COLD_RUNS)]
-    cold_runs: usize,
+    /// Cold runs per size, one in each of the first rounds (at most --repeat): the size run
+    /// again with its data evicted from the caches once per sweep over its working set, as at
+    /// a size past the last cache (on a GPU a kernel empties its L2). The `calibrated`
+    /// variant moves each size to a target in device memory by them (docs/models.md §2.4);
+    /// 0: none (the rates move it). Default: 3 on a CPU device, none on a GPU, where the
+    /// variant has not yet been judged with them.
+    #[arg(long, value_name = "N")]
+    cold_runs: Option<usize>,
     /// plain or reordered, for sor, adi and line-solve (default: reordered).
     #[arg(long)]
     layout: Option<Layout>,
@@ -128,7 +130,21 @@ impl SeriesOptions {
             ci_target: self.ci_target / 100.0,
             checks: self.verify,
             cold: self.cold_runs,
+            eviction: cold_eviction()?,
         })
+    }
+}
+
+/// Who empties the caches before a cold run, where `HARNESS_COLD_EVICTION` says (`host` or
+/// `device`: to compare the two on a CPU device, whose caches both reach); else the
+/// device's own (docs/measurement.md, step 6).
+fn cold_eviction() -> Result<Option<Eviction>> {
+    match std::env::var("HARNESS_COLD_EVICTION") {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(v) if v == "host" => Ok(Some(Eviction::Host)),
+        Ok(v) if v == "device" => Ok(Some(Eviction::Device)),
+        Ok(v) => bail!("HARNESS_COLD_EVICTION takes host or device, got '{v}'"),
+        Err(e) => bail!("HARNESS_COLD_EVICTION: {e}"),
     }
 }
 

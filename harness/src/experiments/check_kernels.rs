@@ -87,8 +87,8 @@ impl KernelReport {
     }
 }
 
-/// The built-in programs: the microbenchmarks, the three workload programs and the clock
-/// probe.
+/// The built-in programs: the microbenchmarks, the three workload programs, the cold runs'
+/// eviction kernel and the clock probe.
 pub fn builtin_programs() -> Vec<ProgramSource> {
     vec![
         crate::bench::kernels::program(),
@@ -96,6 +96,7 @@ pub fn builtin_programs() -> Vec<ProgramSource> {
         crate::workloads::stream::program(),
         crate::workloads::stencil::program(),
         crate::workloads::grid3d::program(),
+        crate::backend::cold::program(),
         crate::backend::cuda::clock_probe_program(),
     ]
 }

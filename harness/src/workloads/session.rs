@@ -70,7 +70,7 @@ impl<'d> Session<'d> {
     ) -> Result<(), WorkloadError> {
         let items: u64 = launch.global.iter().map(|&g| g as u64).product();
         self.device
-            .before_launch(bytes.unwrap_or(items.saturating_mul(4)));
+            .before_launch(bytes.unwrap_or(items.saturating_mul(4)))?;
         let t = self.device.launch(&self.program, kernel, launch, args)?;
         let threads = self.device.last_launch_threads();
         self.phases

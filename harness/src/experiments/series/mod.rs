@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::cold::ColdCaches;
-use crate::backend::{Device, DeviceInfo};
+use crate::backend::cold::{ColdCaches, Eviction};
+use crate::backend::{Device, DeviceClass, DeviceInfo};
 use crate::bench::transfer::{LaunchProbe, LaunchProber};
 use crate::export::extrap::{Measurements, PhaseSamples, PointSamples};
 use crate::export::{json, ExportError, Exportable, Table};
@@ -373,7 +373,9 @@ impl Exportable for Series {
         json::to_json(self)
     }
 
-    /// One row per size and phase, and a `total` row per size.
+    /// One row per size and phase, and a `total` row per size; a phase's cold runs, where it
+    /// has some, in the last four columns (their median, the ends of its interval as
+    /// [`ColdTimes::ci95`] gives them, and how many), empty elsewhere.
     fn table(&self) -> Table {
         let mut t = Table::new([
             "size",
@@ -385,9 +387,24 @@ impl Exportable for Series {
             "count",
             "min_s",
             "runs",
+            "cold_median_s",
+            "cold_low_s",
+            "cold_high_s",
+            "cold_runs",
         ]);
+        let cold_cells = |c: Option<&ColdTimes>| -> [String; 4] {
+            c.map_or(Default::default(), |c| {
+                [
+                    c.median_seconds.to_string(),
+                    c.ci95[0].to_string(),
+                    c.ci95[1].to_string(),
+                    c.samples.len().to_string(),
+                ]
+            })
+        };
         for p in &self.points {
             for ph in &p.phases {
+                let [cold, cold_low, cold_high, cold_runs] = cold_cells(ph.cold.as_ref());
                 t.row([
                     p.size.to_string(),
                     ph.name.clone(),
@@ -398,8 +415,13 @@ impl Exportable for Series {
                     ph.count.to_string(),
                     ph.min_seconds.map_or(String::new(), |m| m.to_string()),
                     ph.samples.len().to_string(),
+                    cold,
+                    cold_low,
+                    cold_high,
+                    cold_runs,
                 ]);
             }
+            let [cold, cold_low, cold_high, cold_runs] = cold_cells(None);
             t.row([
                 p.size.to_string(),
                 "total".into(),
@@ -410,6 +432,10 @@ impl Exportable for Series {
                 "1".into(),
                 p.total.min_seconds.map_or(String::new(), |m| m.to_string()),
                 p.total.samples.len().to_string(),
+                cold,
+                cold_low,
+                cold_high,
+                cold_runs,
             ]);
         }
         t
@@ -556,9 +582,12 @@ pub struct RepeatPlan {
     pub ci_target: f64,
     /// Which warm-up runs are checked.
     pub checks: Checks,
-    /// Cold runs per size on a CPU device, one in each of the first rounds (at most `min`):
-    /// [`COLD_RUNS`] by default, 0 for none.
-    pub cold: usize,
+    /// Cold runs per size, one in each of the first rounds (at most `min`); `None`: the
+    /// device's default ([`RepeatPlan::cold_runs`]).
+    pub cold: Option<usize>,
+    /// Who empties the caches before a cold run; `None`: the device's own
+    /// ([`Eviction::for_class`]: the host on a CPU, a kernel on a GPU).
+    pub eviction: Option<Eviction>,
 }
 
 impl RepeatPlan {
@@ -569,8 +598,21 @@ impl RepeatPlan {
             max: repeats,
             ci_target: f64::INFINITY,
             checks: Checks::All,
-            cold: 0,
+            cold: Some(0),
+            eviction: None,
         }
+    }
+
+    /// The cold runs per size on a device of `class`: the plan's count where it gives one,
+    /// else [`COLD_RUNS`] on a CPU and none on a GPU. A GPU's cold runs (its L2 emptied by a
+    /// kernel, `backend::cold`) are made where asked for; the `calibrated` variant has been
+    /// judged with them on CPU devices only, so a GPU series keeps the rates' move unless
+    /// they are asked for.
+    pub fn cold_runs(&self, class: DeviceClass) -> usize {
+        self.cold.unwrap_or(match class {
+            DeviceClass::Cpu => COLD_RUNS,
+            DeviceClass::Gpu => 0,
+        })
     }
 }
 
@@ -705,9 +747,13 @@ pub fn run_series_beside(
     let mut prober = LaunchProber::new(device)?;
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     // The cold runs, each size's beside its own in the first rounds (the same drift).
-    let cold = (plan.cold > 0)
-        .then(|| ColdCaches::new(device, 1))
-        .flatten();
+    let cold_count = plan.cold_runs(device.info().class);
+    let eviction = plan
+        .eviction
+        .unwrap_or(Eviction::for_class(device.info().class));
+    let cold = (cold_count > 0)
+        .then(|| ColdCaches::with_eviction(device, 1, eviction))
+        .transpose()?;
     let mut cold_runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     let mut beside_runs: Vec<Vec<RunResult>> = vec![Vec::new(); beside.len()];
     for round in 0..max {
@@ -717,7 +763,7 @@ pub fn run_series_beside(
                 continue;
             }
             runs[i].push(workload.run(device, size, iterations, false)?);
-            if let Some(cold) = cold.as_ref().filter(|_| round < plan.cold.min(plan.min)) {
+            if let Some(cold) = cold.as_ref().filter(|_| round < cold_count.min(plan.min)) {
                 cold.start(workload.bytes_needed(size));
                 cold_runs[i].push(workload.run(cold, size, iterations, false)?);
             }

@@ -222,7 +222,8 @@ fn sizes_under_six_runs_are_noted_as_not_95_percent_and_run_again() {
         max: 15,
         ci_target: 0.05,
         checks: Checks::All,
-        cold: 0,
+        cold: Some(0),
+        eviction: None,
     });
     assert_eq!(five.points[0].total.samples.len(), 6);
     assert_eq!(five.thin_intervals(), None);
@@ -234,7 +235,8 @@ fn cold_runs_follow_each_sizes_own_run_in_the_first_rounds() {
         calls: RefCell::new(Vec::new()),
     };
     let plan = RepeatPlan {
-        cold: 1,
+        cold: Some(1),
+        eviction: None,
         ..RepeatPlan::fixed(2)
     };
     let (series, beside) = run_series_beside(
