@@ -1,18 +1,14 @@
 //! The `calibrated` forecast (docs/models.md §2.4): [`forecast_calibrated`] and
 //! [`forecast_calibrated_bounded`] move the window's sizes to the target's memory level, fit
 //! them, and replace each phase's log-log extrapolation by the estimate that fits what the
-//! phase is ([`calibrate_estimates`]): per launch, latency-bound, a transfer, or a line in
-//! its bytes or work items. Here too are the phase kinds that choice needs: the phases whose
-//! launches do fixed work ([`fixed_work_phases`]) and each kernel phase's share of its
-//! level's streaming rate, which says whether it is compute-bound ([`roof_shares`]).
+//! phase is ([`calibrate_estimates`], by the estimators of [`estimators`]): per launch,
+//! latency-bound, a transfer, or a line in its bytes, flops or work items. Here too are the
+//! phase kinds that choice needs: the phases whose launches do fixed work
+//! ([`fixed_work_phases`]) and each kernel phase's share of its level's streaming rate, which
+//! says whether it is compute-bound ([`roof_shares`]).
 
-use super::growth::{growth_capped, moved_by_own_pattern, rate_flat_to_target, top_move_factor};
-use super::latency::{latency_estimate, Walks};
 use super::level_move::{move_to_target_level, LevelMove, MoveKinds, Overlap};
-use super::per_launch::per_launch_estimate;
-use super::per_unit::{per_unit_estimate, Unit, Work};
 use super::regime::{classify, Regime, RoofShares, BOUND_SHARE};
-use super::transfer::transfer_estimate;
 use super::{
     forecast_variant, is_kernel_phase, CalibratedEstimate, CalibratedMethod, Forecast, PhaseMedian,
     SeriesMedians, SizeMedians, Variant,
@@ -20,6 +16,7 @@ use super::{
 use crate::fit::drift::{drift_allowance, widen_for_drift};
 use crate::fit::fit_error::FitError;
 use crate::units::Seconds;
+use estimators::{estimate_phase, PhaseEvidence};
 
 /// The `calibrated` forecast (docs/models.md §2.4): the points whose sizes are in `moves`,
 /// each kernel phase's work (its time less its launches × `launch`) moved to the target's
@@ -367,11 +364,13 @@ fn regime_of(phases: &PhaseKinds, name: &str) -> Option<Regime> {
 }
 
 /// Replace each phase's log-log extrapolation by the calibrated variant's estimate
-/// (docs/models.md §2.4), and the total's by the sum of the phases'. A kernel phase whose
-/// bytes are known at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less
-/// launches × L), one that declares no bytes but counts its work items as `w_i = c·I_i + f`;
-/// a phase in `fixed` is its window's time per launch times the launches at the target; other
-/// phases keep their log-log line.
+/// (docs/models.md §2.4), and the total's by the sum of the phases'. The estimator that claims
+/// the phase makes it ([`estimators`]): a phase in `fixed` is its window's time per launch
+/// times the launches at the target, one whose launches cannot fill the device a latency
+/// walk, a transfer the calibration's transfer cost, and a kernel phase whose bytes are known
+/// at every size is fitted as `w_i = c·B_i + f` (w_i its moved time less launches × L; in
+/// flops where it declares them and is not bandwidth-bound, in work items where it declares
+/// no bytes); other phases keep their log-log line.
 fn calibrate_estimates(
     window: &SeriesMedians,
     phases: &PhaseKinds,
@@ -383,110 +382,9 @@ fn calibrate_estimates(
     let mut sum = [0.0; 3];
     let mut complete = forecast.skipped_phases.is_empty();
     for p in forecast.phases.iter_mut().filter(|p| p.name != "total") {
-        // One value per size from the phase's median at that size, if every size has one.
-        let per_size = |value: &dyn Fn(&PhaseMedian) -> Option<f64>| -> Option<Vec<f64>> {
-            window
-                .points
-                .iter()
-                .map(|pt| {
-                    pt.phases
-                        .iter()
-                        .find(|ph| ph.name == p.name)
-                        .and_then(value)
-                })
-                .collect()
-        };
-        let bytes = per_size(&|ph| ph.bytes.filter(|&b| b > 0).map(|b| b as f64));
-        let items = per_size(&|ph| ph.items.filter(|&i| i > 0).map(|i| i as f64));
-        // The medians' own noise, as a variance per point (σ from the 95 % half-width).
-        let noise = per_size(&|ph| {
-            ph.ci95_seconds
-                .map(|[lo, hi]| ((hi - lo) / (2.0 * 1.96)).powi(2))
-        });
-        let flops = per_size(&|ph| ph.flops.filter(|&f| f > 0).map(|f| f as f64));
-        // A kernel phase that is compute-bound or below both roofs does work in proportion
-        // to its operations, not its traffic: where it declares its flops, they count its
-        // work (docs/models.md §2.4, "What bounds a phase").
-        let by_flops = is_kernel_phase(&p.name)
-            && matches!(
-                regime_of(phases, &p.name),
-                Some(Regime::ComputeBound | Regime::BelowRoofs)
-            );
-        let work = match (&bytes, &items, &flops) {
-            (_, _, Some(f)) if by_flops => Some((Unit::Flop, f)),
-            (Some(b), _, _) => Some((Unit::Byte, b)),
-            (None, Some(i), _) => Some((Unit::Item, i)),
-            _ => None,
-        };
-        // λ(W_target) / λ(W_i) at every size, where the phase's launches cannot fill the
-        // device at the target.
-        let latency = per_move(window, moves, &|m| {
-            m.latency_moves.iter().find(|l| l.0 == p.name).map(|l| l.1)
-        });
-        let mut estimate = match work {
-            _ if phases.fixed.contains(&p.name) => {
-                let counts = per_size(&|ph| Some(ph.count as f64));
-                counts.and_then(|k| per_launch_estimate(&p.fractal, &k, target))
-            }
-            _ if latency.is_some() && is_kernel_phase(&p.name) => {
-                let counts = per_size(&|ph| Some(ph.count as f64));
-                let walk = per_size(&|ph| match (ph.bytes, ph.items) {
-                    (Some(b), Some(i)) if b > 0 && i > 0 => Some(b as f64 / i as f64),
-                    _ => Some(1.0),
-                });
-                let amounts = bytes.as_deref().zip(items.as_deref());
-                counts.zip(walk).and_then(|(k, u)| {
-                    let walks = Walks {
-                        counts: &k,
-                        bytes_per_item: &u,
-                        latency: latency.as_deref()?,
-                        amounts,
-                    };
-                    latency_estimate(&p.fractal, &walks, launch, target)
-                })
-            }
-            Some((Unit::Byte, amounts)) if !is_kernel_phase(&p.name) => {
-                let costs = per_move(window, moves, &|m| {
-                    let c = m.transfer_costs.iter().find(|c| c.0 == p.name)?;
-                    Some((c.1, c.2))
-                });
-                costs.and_then(|c| transfer_estimate(&p.fractal, amounts, &c, target))
-            }
-            Some((unit, amounts)) if is_kernel_phase(&p.name) => {
-                // A phase counted in work items was not moved: its cost per item may still
-                // rise on to the target, but by no more than all of it as traffic would,
-                // from the window's largest size to the target's level; so may a phase
-                // whose traffic is most of its time or whose own access pattern the
-                // calibration swept.
-                // A phase that moved by a sweep of its own pattern at every size stands at the
-                // target's level there (step 1): it saturates at its moved costs' median. One
-                // counted in work items was moved whole, so nothing lies between and its
-                // growth is capped at 1.
-                let own_pattern = moved_by_own_pattern(moves, &p.name);
-                let moved_whole = unit == Unit::Item && own_pattern;
-                let cap = if moved_whole {
-                    Some(1.0)
-                } else {
-                    growth_capped(phases, moves, &p.name, unit)
-                        .then(|| top_move_factor(window, moves, &p.name))
-                        .flatten()
-                };
-                let launches = per_size(&|ph| Some(ph.count as f64));
-                let work = Work {
-                    unit,
-                    amounts,
-                    noise: noise.as_deref(),
-                    saturates: phases.compute_bound(&p.name)
-                        || rate_flat_to_target(moves, &p.name)
-                        || own_pattern,
-                    moved_whole,
-                    launches: launches.as_deref(),
-                };
-                per_unit_estimate(&p.fractal, &work, target, cap)
-            }
-            _ => None,
-        }
-        .unwrap_or(CalibratedEstimate::without_bytes(
+        let evidence =
+            PhaseEvidence::gather(&p.name, &p.fractal, window, moves, phases, launch, target);
+        let mut estimate = estimate_phase(&evidence).unwrap_or(CalibratedEstimate::without_bytes(
             CalibratedMethod::LogLog,
             p.fractal.prediction_seconds,
             p.fractal.prediction_interval_seconds,
@@ -554,6 +452,8 @@ fn per_move<T>(
         .map(|pt| value(moves.iter().find(|m| m.size == pt.size)?))
         .collect()
 }
+
+mod estimators;
 
 #[cfg(test)]
 mod tests;
