@@ -10,7 +10,9 @@
 #   --out          the folder for everything (default results/ports-<date>, which git ignores)
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
-#   --half         only this half: development or held-out (default both, development first)
+#   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
+#                  batch's), development-2 or held-out-2 (the second batch's); default all four,
+#                  development first
 #   --calibration  the device's calibration (default calibrations/<device>.json)
 #   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
 #                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
@@ -29,8 +31,8 @@
 # `--verify smallest --repeat 3`: at its target (N = 2372 on a 32 MiB L3) one run takes about
 # three minutes on PoCL and its sequential reference longer, so only the smallest size is
 # checked and the target runs three times instead of five.
-# Writes OUT/runs/ (each validate-suite run as it ran) and OUT/development/ and
-# OUT/held-out/, each the half's cases (OUT/HALF/cases/) assessed together into one
+# Writes OUT/runs/ (each validate-suite run as it ran) and one OUT/HALF/ per half (development,
+# held-out, …), each the half's cases (OUT/HALF/cases/) assessed together into one
 # <device>.suite.json, .csv and .md, and prints each half's table. Re-assess later without
 # the device:
 #   harness validate-suite --from OUT/held-out/cases --calibration FILE --output-dir D
@@ -39,7 +41,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out"
+halves="development held-out development-2 held-out-2"
 calibration=
 verify=
 dry=()
@@ -52,8 +54,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development or held-out, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-2|held-out-2) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out, development-2 or held-out-2, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)
@@ -67,7 +69,7 @@ while [ $# -gt 0 ]; do
         *) cold=(--cold-runs "$2"); shift 2 ;;
       esac ;;
     --dry-run) dry=(--dry-run); shift ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) harness=$1; shift ;;
   esac
@@ -77,10 +79,10 @@ if [ -n "$calibration" ] && [ ! -f "$calibration" ]; then
 fi
 . scripts/harness-bin.sh
 harness=$(harness_bin "$harness") || exit 2
-# The halves as SPLIT.md lists them: "- **Development (8):** `a`, `b`, …".
-# An item may wrap: it runs to the next item or blank line.
+# The halves as SPLIT.md lists them: "- **Development (8):** `a`, `b`, …", the second batch's
+# "- **Development 2 (4):** …". An item may wrap: it runs to the next item or blank line.
 half() {
-  awk -v h="- **$1" 'index($0, h) == 1 { on = 1; print; next }
+  awk -v h="- **$1 (" 'index($0, h) == 1 { on = 1; print; next }
     on && (/^- / || /^$/) { exit } on { print }' kernels/ports/SPLIT.md \
     | grep -o '`[a-z0-9-]*`' | tr -d '`'
 }
@@ -106,6 +108,8 @@ for name in $halves; do
   case $name in
     development) kernels=$(half "Development") ;;
     held-out) kernels=$(half "Held-out") ;;
+    development-2) kernels=$(half "Development 2") ;;
+    held-out-2) kernels=$(half "Held-out 2") ;;
   esac
   [ -n "$kernels" ] || { echo "error: no $name half in kernels/ports/SPLIT.md" >&2; exit 1; }
   echo "== $name: $(echo $kernels)"
