@@ -15,7 +15,8 @@
 # BabelStream source tree: with nvcc at hand, BabelStream's CUDA build runs beside ours),
 # GPU_BENCHES_SRC (a gpu-benches source tree: with nvcc at hand, its gpu-stream, gpu-l2-cache
 # and gpu-cache run beside the calibration, for at most GPU_BENCHES_BUDGET s, default 150),
-# PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200).
+# PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200),
+# PORTS2_BUDGET (the same for the second batch's held-out half; default 120).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -58,13 +59,14 @@ while [ $# -gt 0 ]; do
     --device) DEVICE="$2"; shift 2 ;;
     --budget) BUDGET="$2"; shift 2 ;;
     --out) OUTDIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$BUDGET" in ''|*[!0-9]*) echo "error: --budget takes whole seconds, got $BUDGET" >&2; exit 2 ;; esac
 case "${GPU_BENCHES_BUDGET:-150}" in ''|*[!0-9]*) echo "error: GPU_BENCHES_BUDGET takes whole seconds, got $GPU_BENCHES_BUDGET" >&2; exit 2 ;; esac
 case "${PORTS_BUDGET:-200}" in ''|*[!0-9]*) echo "error: PORTS_BUDGET takes whole seconds, got $PORTS_BUDGET" >&2; exit 2 ;; esac
+case "${PORTS2_BUDGET:-120}" in ''|*[!0-9]*) echo "error: PORTS2_BUDGET takes whole seconds, got $PORTS2_BUDGET" >&2; exit 2 ;; esac
 BIN="${HARNESS_BIN:-./target/release/harness}"
 if [ -z "${HARNESS_CUBIN_DIR:-}" ] && [ -d gpu-cubins ]; then export HARNESS_CUBIN_DIR="$PWD/gpu-cubins"; fi
 START=$(date +%s)
@@ -182,6 +184,10 @@ fi
 STEP_CAP=${PORTS_BUDGET:-200} NEEDS_CAL=1 run_step ports-held-out scripts/ports-baseline.sh \
   --device "$DEVICE" --half held-out --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
+# The second batch's held-out half likewise (its own cap, PORTS2_BUDGET, default 120 s).
+STEP_CAP=${PORTS2_BUDGET:-120} NEEDS_CAL=1 run_step ports-held-out-2 scripts/ports-baseline.sh \
+  --device "$DEVICE" --half held-out-2 --calibration "$CAL" --verify smallest --cold-runs 3 \
+  --out "$OUTDIR/ports" "$BIN"
 # The suite straight after the calibration it needs (and gpu-benches' comparison, where asked
 # for, and the held-out ports): it is what issue 11 asks of a GPU, and the longest step, so a
 # budget cut falls on the steps after it, which earlier sessions ran.
@@ -202,6 +208,9 @@ NEEDS_CAL=1 step validate-suite-sorrb validate-suite --device "$DEVICE" --calibr
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
   --device "$DEVICE" --half development --calibration "$CAL" --verify smallest --cold-runs 3 \
+  --out "$OUTDIR/ports" "$BIN"
+NEEDS_CAL=1 run_step ports-development-2 scripts/ports-baseline.sh \
+  --device "$DEVICE" --half development-2 --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
 echo "total wall $(( $(date +%s) - START )) s of a $BUDGET s budget" >> "$OUTDIR/devices.txt"
 column -t -s "$(printf '\t')" "$SUMMARY" 2>/dev/null || cat "$SUMMARY"

@@ -55,6 +55,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "calibrate-quick",
         "calibrate",
         "ports-held-out",
+        "ports-held-out-2",
         "babelstream",
         "babelstream-fp64",
         "validate-suite",
@@ -63,6 +64,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "dvmh-sor",
         "validate-suite-sorrb",
         "ports-development",
+        "ports-development-2",
     ] {
         assert!(
             steps.iter().any(|l| l.split('\t').next() == Some(name)),
