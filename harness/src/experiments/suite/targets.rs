@@ -2,7 +2,7 @@
 //! and, on a GPU, lie past the largest cache too.
 
 use crate::calibration::Calibration;
-use crate::experiments::validate::grid_size_off_powers_of_two;
+use crate::experiments::validate::{array_size_off_powers_of_two, grid_size_off_powers_of_two};
 use crate::workloads::Workload;
 
 /// The largest cache the calibration knows, bytes: the last measured level below memory or
@@ -27,7 +27,7 @@ pub fn largest_cache_bytes(calibration: &Calibration) -> u64 {
 
 /// The smallest size whose working set is at least `floor_bytes`: on grids rounded up to a
 /// size that is 4 more than a multiple of 8 ([`grid_size_off_powers_of_two`]), on 1-D arrays
-/// the next power of two.
+/// an odd multiple of 16 ([`array_size_off_powers_of_two`]).
 pub fn target_size(workload: &dyn Workload, floor_bytes: u64) -> usize {
     smallest_size_where(workload, u64::MAX, |n| {
         workload.bytes_needed(n) >= floor_bytes
@@ -62,11 +62,11 @@ fn smallest_size_where(
 }
 
 /// A target at or just above `hi`: on grids a size 4 more than a multiple of 8, on 1-D arrays
-/// the next power of two.
+/// an odd multiple of 16 (both keep a kernel's strides off large powers of two).
 fn round_target(workload: &dyn Workload, hi: usize) -> usize {
     let grows = workload.bytes_needed(2 * hi) as f64 / workload.bytes_needed(hi).max(1) as f64;
     if grows < 2.5 {
-        return hi.next_power_of_two();
+        return array_size_off_powers_of_two(hi);
     }
     let size = hi.div_ceil(4) * 4;
     grid_size_off_powers_of_two(size)

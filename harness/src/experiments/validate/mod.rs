@@ -25,8 +25,9 @@ mod windowed;
 
 pub use calibrated::calibrated_forecast;
 pub use sizes::{
-    auto_small_sizes, grid_size_like_targets, grid_size_off_powers_of_two, size_facts,
-    smallest_good_size, ALIGNED_FROM,
+    array_size_like_targets, array_size_off_powers_of_two, auto_small_sizes,
+    grid_size_like_targets, grid_size_off_powers_of_two, size_facts, smallest_good_size,
+    ALIGNED_FROM, ARRAY_ALIGNED_FROM,
 };
 pub use windowed::windowed_forecast;
 

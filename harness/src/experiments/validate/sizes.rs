@@ -94,14 +94,51 @@ pub fn grid_size_like_targets(size: usize, hi: usize) -> usize {
         .unwrap_or(size)
 }
 
+/// The smallest 1-D size whose window sizes take the targets' alignment
+/// ([`array_size_like_targets`]); below it an array is a few pages, too short for its
+/// alignment to matter, and sizes 32 apart would merge a window's sizes.
+pub const ARRAY_ALIGNED_FROM: usize = 1024;
+
+/// An odd multiple of 16: a 1-D size whose arrays, when a kernel lays several of them side by
+/// side or walks one with a stride of N (a feature-major or column-major layout, K vectors of
+/// N), start 64·(2m + 1) bytes apart for 4-byte elements (128·(2m + 1) for 8-byte): an odd
+/// number of cache lines, so that their streams spread over every cache set instead of falling
+/// into a few. A power of two N puts every such stream into the same sets of each level, and
+/// once there are more streams than ways they evict each other: kmeans' assignment, whose
+/// 34 features lie N floats apart, cost 2.5× its neighbours per flop at N = 2^16 and 2^17 on
+/// PoCL (2-core EPYC VM, 48 KiB 12-way L1; docs/models.md, "What the model does not know").
+/// Whole multiples of 16 keep rows of 4-byte elements 64-byte aligned and divisible by
+/// work-groups of up to 16.
+pub fn array_size_off_powers_of_two(size: usize) -> usize {
+    let up = size.div_ceil(16) * 16;
+    if (up / 16).is_multiple_of(2) {
+        up + 16
+    } else {
+        up
+    }
+}
+
+/// The odd multiple of 16 nearest `size` ([`array_size_off_powers_of_two`]), at most `hi`
+/// where one is: a 1-D window takes its target's alignment, as a grid's does.
+pub fn array_size_like_targets(size: usize, hi: usize) -> usize {
+    let base = size - size % 32;
+    [base.saturating_sub(16), base + 16, base + 48]
+        .into_iter()
+        .filter(|&s| s >= 16 && s <= hi.max(16))
+        .min_by_key(|&s| (s.abs_diff(size), std::cmp::Reverse(s)))
+        .unwrap_or(size)
+}
+
 /// Small sizes chosen from the calibration for a prediction of `target` at 4–8× (`count`
 /// sizes spread geometrically from target/8 to target/4): each one saturates the device
 /// (at least n work items per launch) and, on 2-D and 3-D grids, is 4 more than a multiple
 /// of 8 from [`ALIGNED_FROM`] up ([`grid_size_like_targets`]) and below it neither a power of
-/// two nor a multiple of 16 (cache-set conflicts: [`grid_size_off_powers_of_two`]). The sizes
-/// whose working set lives in another memory level than the target's are reported, since at
-/// 4–8× the target's level cannot always be reached, and so is a grid target that is a
-/// multiple of 16. Returns the sizes and notes for the user.
+/// two nor a multiple of 16 (cache-set conflicts: [`grid_size_off_powers_of_two`]); on 1-D
+/// arrays, an odd multiple of 16 from [`ARRAY_ALIGNED_FROM`] up
+/// ([`array_size_like_targets`]). The sizes whose working set lives in another memory level
+/// than the target's are reported, since at 4–8× the target's level cannot always be
+/// reached, and so is a grid target that is a multiple of 16 or a 1-D one that is a
+/// multiple of 1024. Returns the sizes and notes for the user.
 pub fn auto_small_sizes(
     workload: &dyn Workload,
     device: &DeviceFacts,
@@ -124,6 +161,9 @@ pub fn auto_small_sizes(
             if grid && s >= ALIGNED_FROM {
                 return grid_size_like_targets(s, hi);
             }
+            if !grid && s >= ARRAY_ALIGNED_FROM {
+                return array_size_like_targets(s, hi);
+            }
             if !grid || !(s.is_power_of_two() || s.is_multiple_of(16)) {
                 return s;
             }
@@ -144,6 +184,12 @@ pub fn auto_small_sizes(
         notes.push(format!(
             "N = {target} is a multiple of 16: its rows and planes are strides of a large power of two bytes, which can meet cache-set conflicts that no fit over smaller sizes predicts (a side 4 more than a multiple of 8, such as {}, avoids them)",
             grid_size_off_powers_of_two(target)
+        ));
+    }
+    if !grid && target >= ARRAY_ALIGNED_FROM && target.is_multiple_of(1024) {
+        notes.push(format!(
+            "N = {target} is a multiple of 1024: where N is also a stride (arrays of N side by side, a feature-major or column-major layout), their streams fall into the same cache sets, which no fit over smaller sizes predicts (an odd multiple of 16, such as {}, avoids them)",
+            array_size_off_powers_of_two(target)
         ));
     }
     let unsaturated: Vec<usize> = sizes
@@ -275,10 +321,18 @@ mod tests {
             ..DeviceFacts::default()
         };
         let vadd = Stream(StreamKind::Vadd);
+        // A 1-D window takes odd multiples of 16, the nearest to target/8 and target/4 (a
+        // tie goes up; the top stays at or below target/4).
         let (sizes, notes) = auto_small_sizes(&vadd, &device, 1 << 24, 5).expect("sizes");
-        assert_eq!(sizes.first(), Some(&(1 << 21)));
-        assert_eq!(sizes.last(), Some(&(1 << 22)));
+        assert_eq!(sizes.first(), Some(&((1 << 21) + 16)));
+        assert_eq!(sizes.last(), Some(&((1 << 22) - 16)));
         assert_eq!(sizes.len(), 5);
+        assert!(sizes.iter().all(|s| s % 32 == 16), "{sizes:?}");
+        assert!(
+            notes.len() == 1 && notes[0].contains("multiple of 1024"),
+            "{notes:?}"
+        );
+        let (_, notes) = auto_small_sizes(&vadd, &device, (1 << 24) + 16, 5).expect("sizes");
         assert!(notes.is_empty(), "{notes:?}");
         let jacobi = crate::workloads::registry::lookup("jacobi2d", None).expect("jacobi2d");
         let (sizes, notes) = auto_small_sizes(jacobi.as_ref(), &device, 4096, 5).expect("sizes");
@@ -298,6 +352,22 @@ mod tests {
             "{notes:?}"
         );
         assert!(auto_small_sizes(&vadd, &device, 8, 5).is_err());
+    }
+
+    #[test]
+    fn arrays_take_odd_multiples_of_16() {
+        assert_eq!(array_size_off_powers_of_two(1 << 19), (1 << 19) + 16);
+        assert_eq!(array_size_off_powers_of_two(1000), 1008);
+        assert_eq!(array_size_off_powers_of_two(1008), 1008);
+        assert_eq!(array_size_off_powers_of_two(1009), 1040);
+        for n in [1024, 5000, 65_536, 100_003, 1 << 22] {
+            let s = array_size_off_powers_of_two(n);
+            assert!(s >= n && s % 32 == 16 && s - n <= 48, "{n}: {s}");
+        }
+        assert_eq!(array_size_like_targets(1 << 17, 1 << 17), (1 << 17) - 16);
+        assert_eq!(array_size_like_targets(1 << 16, 1 << 17), (1 << 16) + 16);
+        assert_eq!(array_size_like_targets(77_936, 1 << 17), 77_936);
+        assert_eq!(array_size_like_targets(92_682, 1 << 17), 92_688);
     }
 
     #[test]
