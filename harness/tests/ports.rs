@@ -49,6 +49,15 @@ const PORTS: &[(&str, u64)] = &[
     ("lavamd", 2),
     ("histo", 128),
     ("gaussian", 64),
+    // The third batch (SPLIT.md, "The third batch").
+    ("hotspot3d", 32),
+    ("mg-resid", 16),
+    ("cfd", 1000),
+    ("spmv-ell", 1000),
+    ("ep", 256),
+    ("md5hash", 1000),
+    ("lud", 64),
+    ("radix-sort", 10007),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -78,8 +87,11 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     let dev2 = split_names(&split, "**Development 2 (4):**");
     let held2 = split_names(&split, "**Held-out 2 (4):**");
     assert_eq!((dev2.len(), held2.len()), (4, 4), "{dev2:?} {held2:?}");
-    dev.extend(dev2);
-    held.extend(held2);
+    let dev3 = split_names(&split, "**Development 3 (4):**");
+    let held3 = split_names(&split, "**Held-out 3 (4):**");
+    assert_eq!((dev3.len(), held3.len()), (4, 4), "{dev3:?} {held3:?}");
+    dev.extend(dev2.into_iter().chain(dev3));
+    held.extend(held2.into_iter().chain(held3));
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -232,6 +244,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         .into_iter()
         .chain(split_names(&split, "**Development 2 (4):**"))
         .chain(split_names(&split, "**Held-out 2 (4):**"))
+        .chain(split_names(&split, "**Development 3 (4):**"))
+        .chain(split_names(&split, "**Held-out 3 (4):**"))
     {
         assert!(
             !text.contains(&format!("kernels/ports/{name}.toml")),
