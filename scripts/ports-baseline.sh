@@ -11,8 +11,8 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-2 or held-out-2 (the second batch's); default all four,
-#                  development first
+#                  batch's), development-2 or held-out-2 (the second's), development-3 or
+#                  held-out-3 (the third's); default all six, development first
 #   --calibration  the device's calibration (default calibrations/<device>.json)
 #   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
 #                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
@@ -32,6 +32,11 @@
 # three minutes on PoCL and its sequential reference longer, so only the smallest size is
 # checked and the target runs three times instead of five. lavamd likewise: at its target
 # (N = 28 boxes a side) one iteration takes 21 s on PoCL, its sequential reference minutes.
+# The third batch: lud and cfd check the smallest size only everywhere (lud's O(N³) reference
+# takes minutes at its target, cfd's about 20 s on PoCL); ep runs batches of B = 16 pairs per
+# work item off CUDA instead of 256, since its data are 48 bytes a work item and a target past
+# a 32 MiB L3 (1.4 M work items) would take 12 s an iteration with 256 (0.7 s with 16, still
+# 16 pairs' arithmetic per 48 bytes written).
 # Writes OUT/runs/ (each validate-suite run as it ran) and one OUT/HALF/ per half (development,
 # held-out, …), each the half's cases (OUT/HALF/cases/) assessed together into one
 # <device>.suite.json, .csv and .md, and prints each half's table. Re-assess later without
@@ -42,7 +47,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2"
+halves="development held-out development-2 held-out-2 development-3 held-out-3"
 calibration=
 verify=
 dry=()
@@ -55,8 +60,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out|development-2|held-out-2) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development, held-out, development-2 or held-out-2, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-[23]|held-out-[23]) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out or either with -2 or -3, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)
@@ -96,6 +101,9 @@ own_options() {
     mri-q:*) own="--param K=32" ;;
     sgemm:cuda*|lavamd:cuda*) ;;
     sgemm:*|lavamd:*) own="--verify smallest --repeat 3" ;;
+    lud:*|cfd:*) own="--verify smallest" ;;
+    ep:cuda*) ;;
+    ep:*) own="--param B=16" ;;
   esac
   case "$own" in
     *--verify*) ;;
@@ -111,6 +119,8 @@ for name in $halves; do
     held-out) kernels=$(half "Held-out") ;;
     development-2) kernels=$(half "Development 2") ;;
     held-out-2) kernels=$(half "Held-out 2") ;;
+    development-3) kernels=$(half "Development 3") ;;
+    held-out-3) kernels=$(half "Held-out 3") ;;
   esac
   [ -n "$kernels" ] || { echo "error: no $name half in kernels/ports/SPLIT.md" >&2; exit 1; }
   echo "== $name: $(echo $kernels)"
