@@ -141,7 +141,8 @@ for name in $halves; do
   fi
   [ ${#dry[@]} -eq 0 ] || continue
   mkdir -p "$out/$name/cases"
-  for run in "$out/runs/$name" "$out"/runs/"$name"-*; do
+  # This half's runs only: "$name-*" would also match development-2's and -3's.
+  for run in "$out/runs/$name" $(for k in $kernels; do echo "$out/runs/$name-$k"; done); do
     [ -d "$run" ] || continue
     cp "$run"/*.suite/*.validate.*.json "$out/$name/cases/"
   done
