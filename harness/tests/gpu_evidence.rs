@@ -56,6 +56,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "calibrate",
         "ports-held-out",
         "ports-held-out-2",
+        "ports-held-out-3",
         "babelstream",
         "babelstream-fp64",
         "validate-suite",
@@ -65,6 +66,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "validate-suite-sorrb",
         "ports-development",
         "ports-development-2",
+        "ports-development-3",
     ] {
         assert!(
             steps.iter().any(|l| l.split('\t').next() == Some(name)),
