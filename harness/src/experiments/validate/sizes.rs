@@ -86,12 +86,22 @@ pub const ALIGNED_FROM: usize = 64;
 /// elements) or 32 bytes (8-byte) off every power of two, as the target's rows are: the
 /// window and the target then share one alignment.
 pub fn grid_size_like_targets(size: usize, hi: usize) -> usize {
-    let base = size - size % 8;
-    [base.saturating_sub(4), base + 4, base + 12]
-        .into_iter()
-        .filter(|&s| s >= 4 && s <= hi.max(4))
-        .min_by_key(|&s| (s.abs_diff(size), std::cmp::Reverse(s)))
-        .unwrap_or(size)
+    nearest_of_residue(size, hi, 8, 4)
+}
+
+/// The size ≡ `residue` (mod `step`) nearest `size`, at most `hi` where one is (a tie goes up;
+/// none below `residue`).
+fn nearest_of_residue(size: usize, hi: usize, step: usize, residue: usize) -> usize {
+    let base = size - size % step;
+    [
+        base.saturating_sub(step - residue),
+        base + residue,
+        base + step + residue,
+    ]
+    .into_iter()
+    .filter(|&s| s >= residue && s <= hi.max(residue))
+    .min_by_key(|&s| (s.abs_diff(size), std::cmp::Reverse(s)))
+    .unwrap_or(size)
 }
 
 /// The smallest 1-D size whose window sizes take the targets' alignment
@@ -121,12 +131,7 @@ pub fn array_size_off_powers_of_two(size: usize) -> usize {
 /// The odd multiple of 16 nearest `size` ([`array_size_off_powers_of_two`]), at most `hi`
 /// where one is: a 1-D window takes its target's alignment, as a grid's does.
 pub fn array_size_like_targets(size: usize, hi: usize) -> usize {
-    let base = size - size % 32;
-    [base.saturating_sub(16), base + 16, base + 48]
-        .into_iter()
-        .filter(|&s| s >= 16 && s <= hi.max(16))
-        .min_by_key(|&s| (s.abs_diff(size), std::cmp::Reverse(s)))
-        .unwrap_or(size)
+    nearest_of_residue(size, hi, 32, 16)
 }
 
 /// Small sizes chosen from the calibration for a prediction of `target` at 4–8× (`count`
