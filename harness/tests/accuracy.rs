@@ -142,6 +142,50 @@ fn regimes(dir: &Path, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each case's |error| in percent by `variant` (`None` where it predicted nothing).
+fn case_errors(suite: &serde_json::Value, variant: &str) -> Vec<Option<f64>> {
+    suite["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| {
+            let measured = case["measured_seconds"].as_f64()?;
+            let predicted = case["predictions"]
+                .as_array()?
+                .iter()
+                .find(|v| v["variant"] == variant)?["predicted_seconds"]
+                .as_f64()?;
+            Some(100.0 * (predicted / measured - 1.0).abs())
+        })
+        .collect()
+}
+
+/// Each variant's |errors| over the cases of a pool.
+type VariantErrors<'a> = [(&'a str, Vec<Option<f64>>); 2];
+
+/// One line pooling every case of a device's development (or held-out) halves, all batches:
+/// the median and max |error| per variant, as issue 59's targets judge the whole set.
+fn pooled(label: &str, errors: &VariantErrors) -> String {
+    let mut line = format!("{label}:");
+    for (variant, e) in errors {
+        let mut v: Vec<f64> = e.iter().flatten().copied().collect();
+        v.sort_by(f64::total_cmp);
+        let median = match v.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        };
+        line.push_str(&format!(
+            " {variant} median {median:.1} %, max {:.1} %, {} of {} predicted;",
+            v.last().copied().unwrap_or(f64::NAN),
+            v.len(),
+            e.len()
+        ));
+    }
+    line.pop();
+    line
+}
+
 /// The table of one half: a row per case with each variant's signed error, and the summary.
 fn table(device: &str, half: &str, suite: &serde_json::Value, dir: &Path) -> String {
     let mut t = format!(
@@ -197,12 +241,30 @@ fn table(device: &str, half: &str, suite: &serde_json::Value, dir: &Path) -> Str
 fn the_ports_are_predicted_within_their_limits() {
     let out = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
+    // Per (device, development or held-out): the calibrated and paper |errors| of every case.
+    let mut pools: Vec<(String, VariantErrors)> = Vec::new();
     for set in &SETS {
         for limit in &set.halves {
             let out = out.path().join(set.folder);
             let suite = reassess(set, limit.half, &out);
             let cases = out.join(limit.half).join(format!("{}.suite", set.device));
             println!("{}", table(set.device, limit.half, &suite, &cases));
+            let kind = if limit.half.starts_with("held-out") {
+                "held-out"
+            } else {
+                "development"
+            };
+            let label = format!("all {kind} halves ({})", set.device);
+            let at = match pools.iter().position(|(l, _)| *l == label) {
+                Some(at) => at,
+                None => {
+                    pools.push((label, [("calibrated", Vec::new()), ("paper", Vec::new())]));
+                    pools.len() - 1
+                }
+            };
+            for (variant, errors) in pools[at].1.iter_mut() {
+                errors.extend(case_errors(&suite, variant));
+            }
             let calibrated = suite["summary"]
                 .as_array()
                 .unwrap()
@@ -222,6 +284,10 @@ fn the_ports_are_predicted_within_their_limits() {
                 ));
             }
         }
+    }
+    println!();
+    for (label, errors) in &pools {
+        println!("{}", pooled(label, errors));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
