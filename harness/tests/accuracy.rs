@@ -80,13 +80,14 @@ const SETS: [DeviceSet; 4] = [
     },
     // The third batch (SPLIT.md), the same kind of VM, 2026-11-30, with cold runs, 1-D sizes
     // off powers of two and the cold runs' eviction at each sweep's first launch; its first
-    // measurement, after the rules it judges were committed. Today: development 19.6 %,
-    // 50.1 %, 4 of 4; held-out 2.0 %, 27.6 %, 4 of 4.
+    // measurement, after the rules it judges were committed. Today: development 11.7 %,
+    // 50.1 %, 4 of 4 (19.6 % before the target's amounts were taken from the spec: lud);
+    // held-out 2.0 %, 27.6 %, 4 of 4.
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-amd-epyc-batch3",
         device: "opencl-pthread-skylake-avx512-amd-epyc",
         halves: [
-            limits("development-3", 20.0, 51.0, 4),
+            limits("development-3", 12.0, 51.0, 4),
             limits("held-out-3", 2.5, 28.0, 4),
         ],
     },

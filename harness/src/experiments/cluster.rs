@@ -481,6 +481,7 @@ mod tests {
             drift: None,
             drift_shared: None,
             cold: Vec::new(),
+            target_amounts: Vec::new(),
         };
         // 2 × 2 blocks of 512 × 512: N ≈ 514 exactly, 0.01 s against the trace's 0.1 s.
         let blocks = Blocks::new(&t.extents, &ProcessorGrid::parse("2x2").unwrap()).unwrap();

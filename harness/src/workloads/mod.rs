@@ -173,6 +173,19 @@ impl std::fmt::Display for Layout {
     }
 }
 
+/// What one kernel declares over a run, without running it ([`Workload::declared_amounts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredAmounts {
+    /// The kernel, as its phase is named.
+    pub kernel: String,
+    /// Its launches in the run.
+    pub launches: u64,
+    /// The sum of its launches' `bytes`, where every launch declares them.
+    pub bytes: Option<u64>,
+    /// The sum of its launches' `flops`, where every launch declares them.
+    pub flops: Option<u64>,
+}
+
 /// A program that can be run at a size on any device.
 pub trait Workload {
     /// The command-line name (`sor`, `adi`, …).
@@ -227,6 +240,16 @@ pub trait Workload {
     fn walked_bytes(&self, phase: &str, size: usize) -> u64 {
         let _ = phase;
         self.bytes_needed(size)
+    }
+
+    /// What each kernel declares over a run of `iterations` iterations at `size`, found
+    /// without running it (a spec's expressions evaluated as its launches would be), so a
+    /// prediction takes the target's amounts from the workload instead of extrapolating the
+    /// window's; `None` where the workload cannot say (the built-ins, whose amounts are
+    /// polynomials of N that the window's own give exactly).
+    fn declared_amounts(&self, size: usize, iterations: usize) -> Option<Vec<DeclaredAmounts>> {
+        let _ = (size, iterations);
+        None
     }
 
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the

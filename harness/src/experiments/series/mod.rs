@@ -273,6 +273,7 @@ impl Series {
         SeriesMedians {
             drift: self.drift(),
             drift_shared: None,
+            target_amounts: Vec::new(),
             cold: self
                 .points
                 .iter()

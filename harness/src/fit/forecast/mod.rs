@@ -95,6 +95,24 @@ pub struct SeriesMedians {
     /// its data evicted from the caches once per sweep over the working set
     /// (`backend::cold`), so they came from device memory (docs/models.md §2.4, "Step 1").
     pub cold: Vec<ColdMedian>,
+    /// What each kernel phase declares at the target, where the workload can say without
+    /// running it (a spec's expressions): its bytes and flops there are taken from these
+    /// instead of extrapolated from the window's ([`TargetAmounts`]). Empty: extrapolated.
+    pub target_amounts: Vec<TargetAmounts>,
+}
+
+/// One kernel phase's declared amounts at the target ([`SeriesMedians::target_amounts`]).
+/// A spec's bytes and flops are expressions of N that need not be polynomials (a count of
+/// regions ⌈N/8⌉, a clipped cover, a logarithm's levels), so the window's amounts cannot
+/// always be extrapolated to the target's; the workload evaluates them there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetAmounts {
+    /// The phase.
+    pub name: String,
+    /// Its bytes per run at the target, where declared.
+    pub bytes: Option<u64>,
+    /// Its flops per run at the target, where declared.
+    pub flops: Option<u64>,
 }
 
 /// One phase's median at one size in the cold runs ([`SeriesMedians::cold`]).

@@ -42,6 +42,9 @@ pub(super) struct Work<'a> {
     pub(super) moved_whole: bool,
     /// The phase's launches at each size, where known.
     pub(super) launches: Option<&'a [f64]>,
+    /// Its amount at the target as the workload declares it there, where it can say;
+    /// else the window's amounts are extrapolated ([`amount_at_target`]).
+    pub(super) declared_at_target: Option<f64>,
 }
 
 /// The work-line estimate of one kernel phase from its moved fit (`fractal`: times, launch
@@ -60,6 +63,7 @@ pub(super) fn per_unit_estimate(
         noise,
         saturates,
         moved_whole,
+        declared_at_target,
         ..
     } = *phase;
     let n = amounts.len();
@@ -73,7 +77,10 @@ pub(super) fn per_unit_estimate(
         .map(|(t, o)| t - o)
         .collect();
     let offset = fractal.offset_at_target_seconds;
-    let at_target = amount_at_target(&fractal.sizes, amounts, target)?;
+    let at_target = match declared_at_target {
+        Some(declared) => declared,
+        None => amount_at_target(&fractal.sizes, amounts, target)?,
+    };
     let line = crate::fit::linear::fit_line(amounts, &work).ok()?;
     // The estimate's fields in the phase's unit: ([per byte, per item, per flop], [bytes,
     // items, flops]).

@@ -54,6 +54,7 @@ pub(super) fn series(points: Vec<SizeMedians>) -> SeriesMedians {
         drift: None,
         drift_shared: None,
         cold: Vec::new(),
+        target_amounts: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::export::table::sig;
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::{
     amount_at_target, forecast_calibrated_bounded, is_kernel_phase, Forecast, LevelMove,
+    TargetAmounts,
 };
 use crate::fit::window::{
     choose_window_any_level, choose_window_unsaturated, DeviceFacts, PlaneOrder, OVERHEAD_LIMIT,
@@ -17,6 +18,46 @@ use crate::fit::window::{
 };
 use crate::units::Seconds;
 use crate::workloads::{Access, Workload};
+
+/// What `workload` declares for each kernel phase at the target `large`, where its
+/// declarations give exactly what the series recorded at every size of it (launches, bytes,
+/// flops): the forecast then takes the target's amounts from them instead of extrapolating
+/// the window's (docs/models.md §2.4, "The amounts at the target"). Empty where the workload
+/// cannot say (the built-ins) or says otherwise than the series recorded (a series run with
+/// other parameters, or by a version that declared less).
+fn declared_target_amounts(
+    workload: &dyn Workload,
+    series: &Series,
+    large: usize,
+) -> Vec<TargetAmounts> {
+    let Some(at_target) = workload.declared_amounts(large, series.iterations) else {
+        return Vec::new();
+    };
+    let reproduced = series.points.iter().all(|p| {
+        let Some(declared) = workload.declared_amounts(p.size, series.iterations) else {
+            return false;
+        };
+        declared.iter().all(|d| {
+            p.phases.iter().any(|ph| {
+                ph.name == d.kernel
+                    && ph.count == d.launches
+                    && ph.bytes == d.bytes
+                    && ph.flops == d.flops
+            })
+        })
+    });
+    if !reproduced {
+        return Vec::new();
+    }
+    at_target
+        .into_iter()
+        .map(|d| TargetAmounts {
+            name: d.kernel,
+            bytes: d.bytes,
+            flops: d.flops,
+        })
+        .collect()
+}
 
 /// The kernel phases of `point` whose every launch ran on one thread (a host twin that is one
 /// loop): they move between levels at one thread's rates (docs/models.md §2.4).
@@ -590,6 +631,7 @@ pub fn calibrated_forecast(
     } else {
         let mut medians = series.medians();
         medians.drift_shared = shared;
+        medians.target_amounts = declared_target_amounts(workload, series, large);
         match forecast_calibrated_bounded(
             &medians,
             large as f64,

@@ -115,6 +115,23 @@ impl<'a> PhaseEvidence<'a> {
             _ => None,
         }
     }
+
+    /// The phase's amount in `unit` at the target as the workload declares it there
+    /// ([`SeriesMedians::target_amounts`]); `None` where it does not (then the window's
+    /// amounts are extrapolated). Work items are never declared.
+    fn declared_at_target(&self, unit: Unit) -> Option<f64> {
+        let declared = self
+            .window
+            .target_amounts
+            .iter()
+            .find(|a| a.name == self.name)?;
+        let amount = match unit {
+            Unit::Byte => declared.bytes,
+            Unit::Flop => declared.flops,
+            Unit::Item => None,
+        }?;
+        Some(amount as f64)
+    }
 }
 
 /// One way of estimating a phase at the target.
@@ -243,6 +260,7 @@ impl Estimator for WorkLine {
                 || own_pattern,
             moved_whole,
             launches: phase.counts.as_deref(),
+            declared_at_target: phase.declared_at_target(unit),
         };
         per_unit_estimate(phase.fractal, &work, phase.target, cap)
     }

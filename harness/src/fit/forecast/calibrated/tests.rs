@@ -4,6 +4,7 @@
 use super::*;
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::test_support::*;
+use crate::fit::forecast::TargetAmounts;
 
 #[test]
 fn the_interval_reaches_the_time_at_a_slower_rate_in_memory_and_the_estimate_stays() {
@@ -223,10 +224,26 @@ fn a_compute_bound_phase_that_saturates_hides_the_slower_levels_traffic() {
 /// running `flops` per 100 of N, rated at 10 GB/s and 10 Gflop/s at every size (e = 0.1),
 /// the target's level answering 3× slower than the window's: its `calibrated` estimate.
 fn with_flops(flops: Option<u64>) -> CalibratedEstimate {
+    with_flops_declared(flops, None)
+}
+
+/// [`with_flops`], the workload declaring `at_target` (bytes, flops) at N = 800.
+fn with_flops_declared(
+    flops: Option<u64>,
+    at_target: Option<(Option<u64>, Option<u64>)>,
+) -> CalibratedEstimate {
     let mut s = one_ms_series(1_000_000, None);
     for p in &mut s.points {
         p.phases[0].flops = flops.map(|f| f * p.size as u64 / 100);
     }
+    s.target_amounts = at_target
+        .map(|(bytes, flops)| TargetAmounts {
+            name: "k".into(),
+            bytes,
+            flops,
+        })
+        .into_iter()
+        .collect();
     let moves: Vec<LevelMove> = [100, 200, 400]
         .map(|size| LevelMove {
             size,
@@ -265,6 +282,25 @@ fn declared_flops_tell_compute_bound_from_below_both_roofs() {
         assert!((ratio - 1.0).abs() < 1e-9, "{other:?}");
     }
     assert!(below.seconds_per_flop.is_some() && bytes_only.seconds_per_byte.is_some());
+}
+
+#[test]
+fn the_flops_the_workload_declares_at_the_target_replace_the_windows_extrapolation() {
+    // Compute-bound, 8 Mflop per 100 of N in the window: 64 Mflop at N = 800 on the
+    // window's line. A spec whose flops are no polynomial of N (a count of regions ⌈N/8⌉,
+    // a clipped cover) may declare another amount there: half of it, 32 Mflop.
+    let line = with_flops_declared(Some(8_000_000), None);
+    let declared = with_flops_declared(Some(8_000_000), Some((None, Some(32_000_000))));
+    let near = |x: Option<f64>, want: f64| x.is_some_and(|x| (x / want - 1.0).abs() < 1e-9);
+    assert!(near(line.flops_at_target, 64e6), "{line:?}");
+    assert_eq!(declared.flops_at_target, Some(32e6));
+    assert_eq!(declared.regime, Some(Regime::ComputeBound));
+    let ratio = declared.prediction_seconds / line.prediction_seconds;
+    assert!((ratio - 0.5).abs() < 1e-9, "{declared:?} against {line:?}");
+    // Declared bytes do not stand in for flops: a phase counted in flops keeps the line.
+    let bytes_only = with_flops_declared(Some(8_000_000), Some((Some(1), None)));
+    assert!(near(bytes_only.flops_at_target, 64e6), "{bytes_only:?}");
+    assert_eq!(bytes_only.prediction_seconds, line.prediction_seconds);
 }
 
 #[test]

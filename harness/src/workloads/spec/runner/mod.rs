@@ -6,6 +6,7 @@
 //! This file holds the run itself; `launch` holds a launch's shape and arguments, `check`
 //! the check of the result, `bytes` the conversion of values to and from a buffer's bytes.
 
+mod amounts;
 mod bytes;
 mod check;
 mod launch;
@@ -495,6 +496,14 @@ impl Workload for SpecWorkload {
         })
         .ok()?;
         (widest > 0).then_some(widest)
+    }
+
+    fn declared_amounts(
+        &self,
+        size: usize,
+        iterations: usize,
+    ) -> Option<Vec<crate::workloads::DeclaredAmounts>> {
+        amounts::declared_amounts(self, size, iterations).ok()
     }
 
     fn stored_spec(&self) -> Option<super::StoredSpec> {

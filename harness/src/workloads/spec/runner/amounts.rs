@@ -1,0 +1,91 @@
+//! What a spec's kernels declare over a run, found by walking its steps as a run would but
+//! launching nothing ([`declared_amounts`]).
+
+use super::launch::shape;
+use super::SpecWorkload;
+use crate::workloads::{DeclaredAmounts, WorkloadError};
+
+/// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
+/// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
+/// the kernels first launch. A launch with an empty global size is skipped, as a run skips
+/// it.
+pub(super) fn declared_amounts(
+    spec: &SpecWorkload,
+    size: usize,
+    iterations: usize,
+) -> Result<Vec<DeclaredAmounts>, WorkloadError> {
+    let mut vars = spec.vars(size, iterations)?;
+    let mut out: Vec<DeclaredAmounts> = Vec::new();
+    for iter in 0..iterations {
+        vars[spec.slots.iter] = iter as f64;
+        let mut count = 0.0;
+        let mut work = vars.clone();
+        spec.walk(&spec.steps, &mut work, &mut count, &mut |l, v| {
+            if shape(spec, l, v, 1)?.is_none() {
+                return Ok(());
+            }
+            let amount = |code: &Option<crate::workloads::spec::compiled::Code>| {
+                code.as_ref().and_then(|c| c.eval_count(v).ok())
+            };
+            let (bytes, flops) = (amount(&l.bytes), amount(&l.flops));
+            match out.iter_mut().find(|a| a.kernel == l.kernel) {
+                Some(a) => {
+                    a.launches += 1;
+                    a.bytes = a.bytes.zip(bytes).map(|(x, y)| x.saturating_add(y));
+                    a.flops = a.flops.zip(flops).map(|(x, y)| x.saturating_add(y));
+                }
+                None => out.push(DeclaredAmounts {
+                    kernel: l.kernel.clone(),
+                    launches: 1,
+                    bytes,
+                    flops,
+                }),
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::workloads::spec::{load, SpecWorkload};
+    use crate::workloads::Workload;
+    use std::path::Path;
+
+    fn port(name: &str) -> SpecWorkload {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../kernels/ports")
+            .join(format!("{name}.toml"));
+        load(&path).expect("the port loads")
+    }
+
+    #[test]
+    fn a_loop_of_launches_sums_its_declared_bytes_and_flops_per_kernel() {
+        // cutcp: one launch per z plane of R = ⌈N/8⌉ regions, each declaring
+        // 896·(R + 6)² + 2048·R² bytes; its flops are no polynomial of N.
+        let spec = port("cutcp");
+        for (n, iters) in [(30usize, 1usize), (244, 1), (61, 2)] {
+            let amounts = spec.declared_amounts(n, iters).expect("amounts");
+            assert_eq!(amounts.len(), 1, "{amounts:?}");
+            let r = n.div_ceil(8) as u64;
+            let a = &amounts[0];
+            assert_eq!(a.kernel, "cutcp_lattice");
+            assert_eq!(a.launches, r * iters as u64);
+            let bytes = 896 * (r + 6) * (r + 6) + 2048 * r * r;
+            assert_eq!(a.bytes, Some(bytes * r * iters as u64));
+            assert!(a.flops.is_some_and(|f| f > 0));
+        }
+    }
+
+    #[test]
+    fn a_kernel_with_a_launch_that_declares_no_flops_has_none() {
+        // triad declares its bytes and no flops.
+        let spec = port("triad");
+        let amounts = spec.declared_amounts(1000, 3).expect("amounts");
+        assert!(amounts
+            .iter()
+            .all(|a| a.flops.is_none() && a.bytes.is_some()));
+        assert!(amounts.iter().all(|a| a.launches % 3 == 0));
+    }
+}
