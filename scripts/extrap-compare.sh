@@ -13,6 +13,13 @@ if [ $# -lt 1 ]; then
   sed -n '2,9p' "$0" >&2
   exit 2
 fi
+for a in "$@"; do
+  case "$a" in
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --csv) ;;
+    -*) echo "error: unknown option $a (see --help)" >&2; exit 2 ;;
+  esac
+done
 HARNESS=${HARNESS:-target/release/harness}
 [ -x "$HARNESS" ] || { echo "error: $HARNESS not found: cargo build --release first (or set HARNESS)" >&2; exit 2; }
 VENV=${EXTRAP_VENV:-target/extrap-venv}

@@ -58,6 +58,12 @@ def main(argv):
     for a in args:
         if a == "--csv":
             out_csv = next(args, None)
+            if out_csv is None:
+                print("error: --csv needs a file", file=sys.stderr)
+                return 2
+        elif not Path(a).is_file():
+            print(f"error: no validation file {a}", file=sys.stderr)
+            return 2
         else:
             files.append(Path(a))
     rows = []
