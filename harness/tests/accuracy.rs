@@ -1,5 +1,5 @@
 //! The prediction's accuracy on the kernel ports (kernels/ports/), as a test: the stored
-//! validations of each half of `kernels/ports/SPLIT.md` (development and held-out, in three
+//! validations of each half of `kernels/ports/SPLIT.md` (development and held-out, in four
 //! batches), measured on each device by `scripts/ports-baseline.sh`, are assessed again with
 //! the current model and the device's stored calibration, no device needed. The test prints each half's table (run
 //! it with `cargo test --test accuracy -- --nocapture`) and fails when the `calibrated`
@@ -43,7 +43,7 @@ const fn limits(half: &'static str, median: f64, max: f64, predicted: u64) -> Li
 }
 
 /// The stored series, each measured by `scripts/ports-baseline.sh`.
-const SETS: [DeviceSet; 4] = [
+const SETS: [DeviceSet; 5] = [
     // PoCL 3.1 on a 2-core AMD EPYC VM (PoCL names its CPU haswell), 2026-11-29, before
     // flops were declared. Today: development 26.4 %, 98.1 %, 8 of 8; held-out 22.8 %,
     // 59.9 %, 8 of 8.
@@ -89,6 +89,18 @@ const SETS: [DeviceSet; 4] = [
         halves: [
             limits("development-3", 12.0, 51.0, 4),
             limits("held-out-3", 2.5, 28.0, 4),
+        ],
+    },
+    // The fourth batch (SPLIT.md), the same kind of VM, 2026-11-30, its first measurement,
+    // after the target's amounts were taken from the spec. tpacf (held-out) is not run (its
+    // N² pairs past the L3 are out of reach), so that half has three cases. Today:
+    // development 7.6 %, 30.2 %, 4 of 4; held-out 55.0 %, 119.6 %, 3 of 3.
+    DeviceSet {
+        folder: "opencl-pthread-skylake-avx512-amd-epyc-batch4",
+        device: "opencl-pthread-skylake-avx512-amd-epyc",
+        halves: [
+            limits("development-4", 8.0, 31.0, 4),
+            limits("held-out-4", 55.5, 120.0, 3),
         ],
     },
 ];

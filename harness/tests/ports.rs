@@ -58,6 +58,15 @@ const PORTS: &[(&str, u64)] = &[
     ("md5hash", 1000),
     ("lud", 64),
     ("radix-sort", 10007),
+    // The fourth batch (SPLIT.md, "The fourth batch").
+    ("mg-psinv", 16),
+    ("minighost", 16),
+    ("bfs", 1001),
+    ("is-rank", 10007),
+    ("tpacf", 515),
+    ("cutcp", 16),
+    ("dwt2d", 67),
+    ("nn", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -90,8 +99,11 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     let dev3 = split_names(&split, "**Development 3 (4):**");
     let held3 = split_names(&split, "**Held-out 3 (4):**");
     assert_eq!((dev3.len(), held3.len()), (4, 4), "{dev3:?} {held3:?}");
-    dev.extend(dev2.into_iter().chain(dev3));
-    held.extend(held2.into_iter().chain(held3));
+    let dev4 = split_names(&split, "**Development 4 (4):**");
+    let held4 = split_names(&split, "**Held-out 4 (4):**");
+    assert_eq!((dev4.len(), held4.len()), (4, 4), "{dev4:?} {held4:?}");
+    dev.extend(dev2.into_iter().chain(dev3).chain(dev4));
+    held.extend(held2.into_iter().chain(held3).chain(held4));
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -246,14 +258,30 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         .chain(split_names(&split, "**Held-out 2 (4):**"))
         .chain(split_names(&split, "**Development 3 (4):**"))
         .chain(split_names(&split, "**Held-out 3 (4):**"))
+        .chain(split_names(&split, "**Development 4 (4):**"))
+        .chain(split_names(&split, "**Held-out 4 (4):**"))
     {
         assert!(
             !text.contains(&format!("kernels/ports/{name}.toml")),
             "{name} planned: {text}"
         );
     }
+    // tpacf (the fourth batch's held-out half) is named as not run, never planned.
+    let out = script(&["--dry-run", "--half", "held-out-4", "--calibration", cal]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("tpacf: not run"), "{text}");
+    assert!(!text.contains("kernels/ports/tpacf.toml"), "{text}");
+    for name in ["mg-psinv", "bfs", "dwt2d"] {
+        assert!(
+            text.contains(&format!("kernels/ports/{name}.toml: N = ")),
+            "{text}"
+        );
+    }
     for bad in [
         vec!["--half", "both"],
+        vec!["--half", "held-out-5"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
     ] {
