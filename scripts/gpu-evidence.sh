@@ -16,8 +16,8 @@
 # GPU_BENCHES_SRC (a gpu-benches source tree: with nvcc at hand, its gpu-stream, gpu-l2-cache
 # and gpu-cache run beside the calibration, for at most GPU_BENCHES_BUDGET s, default 150),
 # PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200),
-# PORTS2_BUDGET and PORTS3_BUDGET (the same for the second and third batches' held-out halves;
-# default 120 each).
+# PORTS2_BUDGET, PORTS3_BUDGET and PORTS4_BUDGET (the same for the second, third and fourth
+# batches' held-out halves; default 120 each).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -189,9 +189,12 @@ STEP_CAP=${PORTS_BUDGET:-200} NEEDS_CAL=1 run_step ports-held-out scripts/ports-
 STEP_CAP=${PORTS2_BUDGET:-120} NEEDS_CAL=1 run_step ports-held-out-2 scripts/ports-baseline.sh \
   --device "$DEVICE" --half held-out-2 --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
-# And the third's (PORTS3_BUDGET, default 120 s).
+# And the third's (PORTS3_BUDGET, default 120 s), and the fourth's (PORTS4_BUDGET).
 STEP_CAP=${PORTS3_BUDGET:-120} NEEDS_CAL=1 run_step ports-held-out-3 scripts/ports-baseline.sh \
   --device "$DEVICE" --half held-out-3 --calibration "$CAL" --verify smallest --cold-runs 3 \
+  --out "$OUTDIR/ports" "$BIN"
+STEP_CAP=${PORTS4_BUDGET:-120} NEEDS_CAL=1 run_step ports-held-out-4 scripts/ports-baseline.sh \
+  --device "$DEVICE" --half held-out-4 --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
 # The suite straight after the calibration it needs (and gpu-benches' comparison, where asked
 # for, and the held-out ports): it is what issue 11 asks of a GPU, and the longest step, so a
@@ -219,6 +222,9 @@ NEEDS_CAL=1 run_step ports-development-2 scripts/ports-baseline.sh \
   --out "$OUTDIR/ports" "$BIN"
 NEEDS_CAL=1 run_step ports-development-3 scripts/ports-baseline.sh \
   --device "$DEVICE" --half development-3 --calibration "$CAL" --verify smallest --cold-runs 3 \
+  --out "$OUTDIR/ports" "$BIN"
+NEEDS_CAL=1 run_step ports-development-4 scripts/ports-baseline.sh \
+  --device "$DEVICE" --half development-4 --calibration "$CAL" --verify smallest --cold-runs 3 \
   --out "$OUTDIR/ports" "$BIN"
 echo "total wall $(( $(date +%s) - START )) s of a $BUDGET s budget" >> "$OUTDIR/devices.txt"
 column -t -s "$(printf '\t')" "$SUMMARY" 2>/dev/null || cat "$SUMMARY"

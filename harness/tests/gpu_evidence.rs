@@ -57,6 +57,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "ports-held-out",
         "ports-held-out-2",
         "ports-held-out-3",
+        "ports-held-out-4",
         "babelstream",
         "babelstream-fp64",
         "validate-suite",
@@ -67,6 +68,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "ports-development",
         "ports-development-2",
         "ports-development-3",
+        "ports-development-4",
     ] {
         assert!(
             steps.iter().any(|l| l.split('\t').next() == Some(name)),
