@@ -24,13 +24,14 @@ struct Limits {
     predicted: u64,
 }
 
-/// One device's stored series of one batch of ports: the fixtures' folder (its calibration
-/// beside it as `<folder>.json`), the device's name in the stored files, and each half's
-/// limits.
+/// One device's stored series of one batch of ports: the fixtures' folder, the calibration
+/// they are assessed with (`<calibration>.json` beside the folders), the device's name in the
+/// stored files, and each measured half's limits.
 struct DeviceSet {
     folder: &'static str,
+    calibration: &'static str,
     device: &'static str,
-    halves: [Limits; 2],
+    halves: &'static [Limits],
 }
 
 const fn limits(half: &'static str, median: f64, max: f64, predicted: u64) -> Limits {
@@ -43,14 +44,15 @@ const fn limits(half: &'static str, median: f64, max: f64, predicted: u64) -> Li
 }
 
 /// The stored series, each measured by `scripts/ports-baseline.sh`.
-const SETS: [DeviceSet; 5] = [
+const SETS: [DeviceSet; 6] = [
     // PoCL 3.1 on a 2-core AMD EPYC VM (PoCL names its CPU haswell), 2026-11-29, before
     // flops were declared. Today: development 26.4 %, 98.1 %, 8 of 8; held-out 22.8 %,
     // 59.9 %, 8 of 8.
     DeviceSet {
         folder: "opencl-pthread-haswell-amd-epyc",
+        calibration: "opencl-pthread-haswell-amd-epyc",
         device: "opencl-pthread-haswell-amd-epyc",
-        halves: [
+        halves: &[
             limits("development", 27.0, 99.0, 8),
             limits("held-out", 23.0, 60.0, 8),
         ],
@@ -60,8 +62,9 @@ const SETS: [DeviceSet; 5] = [
     // Today: development 5.6 %, 49.6 %, 8 of 8; held-out 16.9 %, 54.9 %, 8 of 8.
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-amd-epyc",
+        calibration: "opencl-pthread-skylake-avx512-amd-epyc",
         device: "opencl-pthread-skylake-avx512-amd-epyc",
-        halves: [
+        halves: &[
             limits("development", 6.0, 50.0, 8),
             limits("held-out", 17.0, 55.0, 8),
         ],
@@ -72,8 +75,9 @@ const SETS: [DeviceSet; 5] = [
     // caches, and the target is one).
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-amd-epyc-batch2",
+        calibration: "opencl-pthread-skylake-avx512-amd-epyc-batch2",
         device: "opencl-pthread-skylake-avx512-amd-epyc",
-        halves: [
+        halves: &[
             limits("development-2", 8.5, 9.0, 4),
             limits("held-out-2", 24.0, 341.0, 4),
         ],
@@ -85,8 +89,9 @@ const SETS: [DeviceSet; 5] = [
     // held-out 2.0 %, 27.6 %, 4 of 4.
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-amd-epyc-batch3",
+        calibration: "opencl-pthread-skylake-avx512-amd-epyc-batch3",
         device: "opencl-pthread-skylake-avx512-amd-epyc",
-        halves: [
+        halves: &[
             limits("development-3", 12.0, 51.0, 4),
             limits("held-out-3", 2.5, 28.0, 4),
         ],
@@ -97,11 +102,21 @@ const SETS: [DeviceSet; 5] = [
     // development 7.6 %, 30.2 %, 4 of 4; held-out 55.0 %, 119.6 %, 3 of 3.
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-amd-epyc-batch4",
+        calibration: "opencl-pthread-skylake-avx512-amd-epyc-batch4",
         device: "opencl-pthread-skylake-avx512-amd-epyc",
-        halves: [
+        halves: &[
             limits("development-4", 8.0, 31.0, 4),
             limits("held-out-4", 55.5, 120.0, 3),
         ],
+    },
+    // The fifth batch's development half (SPLIT.md), the same VM and calibration as the
+    // fourth's, 2026-11-30. Its held-out half is the reserve, not measured until a rule it
+    // is to judge is committed. Today: development 24.5 %, 46.9 %, 4 of 4.
+    DeviceSet {
+        folder: "opencl-pthread-skylake-avx512-amd-epyc-batch5",
+        calibration: "opencl-pthread-skylake-avx512-amd-epyc-batch4",
+        device: "opencl-pthread-skylake-avx512-amd-epyc",
+        halves: &[limits("development-5", 25.0, 47.0, 4)],
     },
 ];
 
@@ -117,7 +132,7 @@ fn reassess(set: &DeviceSet, half: &str, out: &Path) -> serde_json::Value {
         .args(["validate-suite", "--from"])
         .arg(&dir)
         .arg("--calibration")
-        .arg(fixtures().join(format!("{}.json", set.folder)))
+        .arg(fixtures().join(format!("{}.json", set.calibration)))
         .arg("--output-dir")
         .arg(out.join(half))
         .output()
@@ -257,7 +272,7 @@ fn the_ports_are_predicted_within_their_limits() {
     // Per (device, development or held-out): the calibrated and paper |errors| of every case.
     let mut pools: Vec<(String, VariantErrors)> = Vec::new();
     for set in &SETS {
-        for limit in &set.halves {
+        for limit in set.halves {
             let out = out.path().join(set.folder);
             let suite = reassess(set, limit.half, &out);
             let cases = out.join(limit.half).join(format!("{}.suite", set.device));
