@@ -102,20 +102,14 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     let mut dev = split_names(&split, "**Development (8):**");
     let mut held = split_names(&split, "**Held-out (8):**");
     assert_eq!((dev.len(), held.len()), (8, 8), "{dev:?} {held:?}");
-    let dev2 = split_names(&split, "**Development 2 (4):**");
-    let held2 = split_names(&split, "**Held-out 2 (4):**");
-    assert_eq!((dev2.len(), held2.len()), (4, 4), "{dev2:?} {held2:?}");
-    let dev3 = split_names(&split, "**Development 3 (4):**");
-    let held3 = split_names(&split, "**Held-out 3 (4):**");
-    assert_eq!((dev3.len(), held3.len()), (4, 4), "{dev3:?} {held3:?}");
-    let dev4 = split_names(&split, "**Development 4 (4):**");
-    let held4 = split_names(&split, "**Held-out 4 (4):**");
-    assert_eq!((dev4.len(), held4.len()), (4, 4), "{dev4:?} {held4:?}");
-    let dev5 = split_names(&split, "**Development 5 (4):**");
-    let held5 = split_names(&split, "**Held-out 5 (4):**");
-    assert_eq!((dev5.len(), held5.len()), (4, 4), "{dev5:?} {held5:?}");
-    dev.extend(dev2.into_iter().chain(dev3).chain(dev4).chain(dev5));
-    held.extend(held2.into_iter().chain(held3).chain(held4).chain(held5));
+    // The later batches, four a half each.
+    for batch in 2..=5 {
+        let d = split_names(&split, &format!("**Development {batch} (4):**"));
+        let h = split_names(&split, &format!("**Held-out {batch} (4):**"));
+        assert_eq!((d.len(), h.len()), (4, 4), "batch {batch}: {d:?} {h:?}");
+        dev.extend(d);
+        held.extend(h);
+    }
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -264,16 +258,14 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
             "{name} not planned: {text}"
         );
     }
+    let later = (2..=5).flat_map(|batch| {
+        ["Development", "Held-out"]
+            .map(|half| split_names(&split, &format!("**{half} {batch} (4):**")))
+            .concat()
+    });
     for name in split_names(&split, "**Development (8):**")
         .into_iter()
-        .chain(split_names(&split, "**Development 2 (4):**"))
-        .chain(split_names(&split, "**Held-out 2 (4):**"))
-        .chain(split_names(&split, "**Development 3 (4):**"))
-        .chain(split_names(&split, "**Held-out 3 (4):**"))
-        .chain(split_names(&split, "**Development 4 (4):**"))
-        .chain(split_names(&split, "**Held-out 4 (4):**"))
-        .chain(split_names(&split, "**Development 5 (4):**"))
-        .chain(split_names(&split, "**Held-out 5 (4):**"))
+        .chain(later)
     {
         assert!(
             !text.contains(&format!("kernels/ports/{name}.toml")),
