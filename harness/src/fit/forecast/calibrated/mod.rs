@@ -64,9 +64,18 @@ pub fn forecast_calibrated_bounded(
     launch: Seconds,
 ) -> Result<Forecast, FitError> {
     let fixed = fixed_work_phases(series, moves);
+    let halfway = MoveKinds {
+        fixed: &fixed,
+        ..MoveKinds::default()
+    };
+    let waits = waiting_at_target(
+        series,
+        &move_to_target_level(series, moves, launch, Overlap::Half, halfway),
+    );
     let phases = PhaseKinds {
         shares: roof_shares(series, moves, launch, &fixed),
         fixed,
+        waits,
     };
     let fit_kinds =
         |moves: &[LevelMove], overlap: Overlap, kinds: MoveKinds| -> Result<Forecast, FitError> {
@@ -213,6 +222,9 @@ pub(super) struct PhaseKinds {
     fixed: Vec<String>,
     /// Each kernel phase's shares of its roofs at the window's top ([`roof_shares`]).
     shares: Vec<PhaseShares>,
+    /// The kernel phases that wait on memory for most of their time at the target's level
+    /// ([`waiting_at_target`]).
+    waits: Vec<String>,
 }
 
 impl PhaseKinds {
@@ -221,15 +233,19 @@ impl PhaseKinds {
     /// operation rate of [`BOUND_SHARE`] or more; else a share of its level's rate under
     /// [`COMPUTE_BOUND_SHARE`], and eligible. A phase whose flops say it is below both roofs
     /// is not: its cost per unit rises as its accesses leave a level, as any phase's whose
-    /// time is not its compute.
+    /// time is not its compute. Nor is one that waits on memory for most of its time at the
+    /// target's level, whatever it did in its own ([`waiting_at_target`]).
     fn compute_bound(&self, name: &str) -> bool {
-        self.shares.iter().any(|s| {
-            s.name == name
-                && match s.roofs.flops {
-                    Some(f) => f >= BOUND_SHARE,
-                    None => s.eligible && s.roofs.bytes.is_some_and(|e| e < COMPUTE_BOUND_SHARE),
-                }
-        })
+        !self.waits.iter().any(|w| w == name)
+            && self.shares.iter().any(|s| {
+                s.name == name
+                    && match s.roofs.flops {
+                        Some(f) => f >= BOUND_SHARE,
+                        None => {
+                            s.eligible && s.roofs.bytes.is_some_and(|e| e < COMPUTE_BOUND_SHARE)
+                        }
+                    }
+            })
     }
 
     /// The phase `name`'s share of its level's rate at the window's largest size, if known.
@@ -262,6 +278,33 @@ impl PhaseKinds {
 /// compute-bound: `e = B / (w·R) < ½` at the window's largest size (docs/models.md §2.4,
 /// "Saturated"); the half of a roof from which a phase counts as bound by it.
 pub(super) const COMPUTE_BOUND_SHARE: f64 = BOUND_SHARE;
+
+/// The kernel phases whose time at the window's largest size the move to the target's level
+/// (`moved`, halfway, from `series`) at least doubles: by what step 1 measured (cold runs)
+/// or rated, at the target's level the wait it added is at least half of their time
+/// ([`COMPUTE_BOUND_SHARE`]), so most of it is not compute there, however little of its own
+/// level's bandwidth they used, and a rise of their moved cost across the window is that
+/// wait still growing (docs/models.md §2.4, "Saturated").
+fn waiting_at_target(series: &SeriesMedians, moved: &SeriesMedians) -> Vec<String> {
+    let Some(top) = moved.points.iter().max_by_key(|p| p.size) else {
+        return Vec::new();
+    };
+    let Some(measured) = series.points.iter().find(|p| p.size == top.size) else {
+        return Vec::new();
+    };
+    top.phases
+        .iter()
+        .filter(|ph| is_kernel_phase(&ph.name))
+        .filter(|ph| {
+            measured.phases.iter().any(|m| {
+                m.name == ph.name
+                    && m.median_seconds > 0.0
+                    && ph.median_seconds * (1.0 - COMPUTE_BOUND_SHARE) >= m.median_seconds
+            })
+        })
+        .map(|ph| ph.name.clone())
+        .collect()
+}
 
 /// One kernel phase's shares of its roofs ([`roof_shares`]).
 struct PhaseShares {

@@ -4,7 +4,7 @@
 use super::*;
 use crate::fit::drift::SharedRounds;
 use crate::fit::forecast::test_support::*;
-use crate::fit::forecast::TargetAmounts;
+use crate::fit::forecast::{ColdMedian, TargetAmounts};
 
 #[test]
 fn the_interval_reaches_the_time_at_a_slower_rate_in_memory_and_the_estimate_stays() {
@@ -355,4 +355,60 @@ fn a_phase_below_both_roofs_is_counted_in_its_flops() {
     let bytes = at(false);
     assert_eq!(bytes.regime, Some(Regime::UnderBandwidth));
     assert!(bytes.prediction_seconds < 0.5 * truth, "{bytes:?}");
+}
+
+/// [`with_flops`]'s compute-bound phase (80 % of the operation rate), the target in device
+/// memory and each size's cold runs taking `cold` times its warm time: its estimate.
+fn compute_bound_with_cold(cold: [f64; 3]) -> CalibratedEstimate {
+    let mut s = one_ms_series(1_000_000, None);
+    for p in &mut s.points {
+        p.phases[0].flops = Some(8_000_000 * p.size as u64 / 100);
+    }
+    s.cold = s
+        .points
+        .iter()
+        .zip(cold)
+        .map(|(p, k)| ColdMedian {
+            size: p.size,
+            phase: "k".into(),
+            seconds: k * p.phases[0].median_seconds,
+        })
+        .collect();
+    let moves: Vec<LevelMove> = [100, 200, 400]
+        .map(|size| LevelMove {
+            size,
+            rate: 1e10,
+            factor: 3.0,
+            target_in_memory: true,
+            flop_rate: Some(1e10),
+            ..LevelMove::default()
+        })
+        .into();
+    estimate_of(
+        &forecast_calibrated(&s, 800.0, &moves, Seconds(0.0)).expect("fits"),
+        "k",
+    )
+}
+
+#[test]
+fn a_phase_that_waits_on_memory_at_the_target_is_not_compute_bound() {
+    // Its cold runs cost 1.2, 1.5 and 1.8 times its warm time: at the target's level its
+    // compute still takes most of its time, so the rise across the window is estimated as
+    // saturating, at the moved costs' median (1.5 ms per 100 of N: 12 ms at N = 800).
+    let hides = compute_bound_with_cold([1.2, 1.5, 1.8]);
+    assert_eq!(hides.method, CalibratedMethod::Saturated, "{hides:?}");
+    assert!(
+        (hides.prediction_seconds / 12e-3 - 1.0).abs() < 1e-9,
+        "{hides:?}"
+    );
+    // 1.5, 2 and 2.5 times: at the window's top the wait on memory is half of its time at
+    // the target's level, so it is not compute-bound there and the rise is that wait still
+    // growing: the estimate reaches past the moved costs' median (2 ms per 100 of N).
+    let waits = compute_bound_with_cold([1.5, 2.0, 2.5]);
+    assert!(
+        waits.prediction_seconds > 1.1 * 16e-3,
+        "{waits:?} against the median's 16 ms"
+    );
+    // The regime shown is still what its own level measured.
+    assert_eq!(waits.regime, Some(Regime::ComputeBound));
 }
