@@ -93,6 +93,10 @@ pub struct BenchContext<'d> {
     pub interrupted: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// The fewest samples [`BenchContext::measure_summed`] takes: six is the fewest whose order
+/// statistics bound a median with 95 % confidence.
+pub const MIN_SUMMED_SAMPLES: usize = 6;
+
 impl<'d> BenchContext<'d> {
     /// Compile the microbenchmark program for `device`.
     pub fn new(
@@ -164,7 +168,9 @@ impl<'d> BenchContext<'d> {
     /// timings (the hyperplane walk's groups of planes): its cap on samples is the plan's
     /// divided by `parts` (at least the plan's minimum), so that it times as many parts as
     /// the plan's cap would take single timings. Such a sample varies less than one timing,
-    /// and where it still misses the target, more of them cost `parts` launches each.
+    /// and where it still misses the target, more of them cost `parts` launches each. For
+    /// the same reason its minimum is the plan's over `parts`, but never under
+    /// [`MIN_SUMMED_SAMPLES`].
     pub fn measure_summed(
         &self,
         name: &str,
@@ -172,8 +178,12 @@ impl<'d> BenchContext<'d> {
         run: impl FnMut() -> Result<f64, BenchError>,
     ) -> Result<Measured, BenchError> {
         self.progress.set_message(name.to_string());
+        let min_runs = (self.plan.min_runs / parts.max(1))
+            .max(MIN_SUMMED_SAMPLES)
+            .min(self.plan.min_runs);
         let plan = SamplingPlan {
             max_runs: (self.plan.max_runs / parts.max(1)).max(self.plan.min_runs),
+            min_runs,
             ..self.plan.clone()
         };
         sampling::measure(&plan, name, run)

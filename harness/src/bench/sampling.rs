@@ -90,7 +90,8 @@ pub struct Measured {
 
 /// Run `run` under `plan` and summarise: `plan.warmup` discarded runs, and more until
 /// `plan.point_warmup_seconds` have passed, then samples until the median's interval is
-/// narrow enough or a cap is hit. `name` labels errors.
+/// narrow enough, a cap is hit, or doubling the samples no longer narrows the interval
+/// ([`DRIFT_NARROWING`]). `name` labels errors.
 pub fn measure(
     plan: &SamplingPlan,
     name: &str,
@@ -105,15 +106,19 @@ pub fn measure(
     let start = std::time::Instant::now();
     let mut samples = Vec::with_capacity(plan.min_runs);
     let mut converged = false;
+    let mut narrowing = Narrowing::default();
     while samples.len() < plan.max_runs {
         samples.push(run()?);
         if samples.len() >= plan.min_runs {
             let summary = Summary::new(&samples).map_err(|source| stats_err(name, source))?;
-            if summary.relative_half_width() <= plan.target_relative_ci {
+            let width = summary.relative_half_width();
+            if width <= plan.target_relative_ci {
                 converged = true;
                 break;
             }
-            if start.elapsed().as_secs_f64() > plan.max_seconds {
+            if start.elapsed().as_secs_f64() > plan.max_seconds
+                || narrowing.stalled(samples.len(), width)
+            {
                 break;
             }
         }
@@ -124,6 +129,20 @@ pub fn measure(
         samples,
         converged,
     })
+}
+
+/// Whether a visit of [`measure_in_rounds`] has warmed up after `discarded` runs and
+/// `elapsed` seconds: at least one run and `plan.visit_warmup_seconds`, and where the plan
+/// sets no warm-up time (calibrations before 2026-11-26), `plan.warmup` runs. A run that alone
+/// lasts the warm-up time warms the visit (a working set past the caches is read whole by
+/// it); two of them, as before 2026-11-30, spent half of each visit of the random gather's
+/// largest working sets, 0.2 s a run on the Intel Xeon VM, on discarded runs.
+fn warmed_up(plan: &SamplingPlan, discarded: usize, elapsed: f64) -> bool {
+    if plan.visit_warmup_seconds > 0.0 {
+        discarded >= 1 && elapsed >= plan.visit_warmup_seconds
+    } else {
+        discarded >= plan.warmup.max(1)
+    }
 }
 
 /// Samples each quantity takes per round of [`measure_in_rounds`], at least.
@@ -155,17 +174,19 @@ const MIN_ROUNDS: usize = 3;
 /// again from the first (a, b, c, a, b, c, …) — so that a slow spell of a shared machine
 /// lands on all of them alike instead of on whichever was being measured, and each
 /// quantity's interval shows the drift over the whole measurement, not one moment of it.
-/// `run(i)` takes one sample of quantity `i`; each visit starts with `plan.warmup` (at least
-/// one) discarded runs, and more until `plan.visit_warmup_seconds` have passed, since the
-/// runs before it were of another quantity, and then takes two samples, or where a warm-up
-/// time is set, as many as last about as long as the warm-up (`samples_per_visit`; the
-/// first visit two). Rounds continue
-/// until every quantity has `plan.min_runs` samples over at least three rounds and its CI
-/// target is met, or every quantity still in the rotation has `plan.max_runs` (one that has
-/// sits out the rounds left), or `plan.max_seconds` per quantity have passed. A quantity whose target is met after those three rounds leaves the rotation
-/// (its median is known; more samples would only cost time), so the rounds go on over the
-/// noisy ones alone: on a shared CPU, where one noisy working set kept every other one
-/// sampling to the cap, this is most of a sweep's time.
+/// `run(i)` takes one sample of quantity `i`; each visit starts with discarded runs until
+/// it has warmed up ([`warmed_up`]), since the runs before it were of another quantity, and
+/// then takes two samples, or where a warm-up time is set, as many as last about as long as
+/// the warm-up (`samples_per_visit`; the first visit two). Rounds continue until every
+/// quantity has `plan.min_runs` samples over at least three rounds and its CI target is met,
+/// or every quantity still in the rotation is at its cap, `plan.max_runs` samples or, with
+/// its minimum of samples, `plan.max_seconds` of its own visits (one that is sits out the
+/// rounds left), or `plan.max_seconds` per quantity have passed in all. A quantity
+/// whose target is met after those three rounds leaves the rotation (its median is known;
+/// more samples would only cost time), so the rounds go on over the noisy ones alone: on a
+/// shared CPU, where one noisy working set kept every other one sampling to the cap, this is
+/// most of a sweep's time. So does one whose interval no longer narrows as its samples double
+/// ([`DRIFT_NARROWING`]): its spread is the machine's drift, and its interval says so.
 pub fn measure_in_rounds(
     plan: &SamplingPlan,
     names: &[String],
@@ -178,18 +199,24 @@ pub fn measure_in_rounds(
     // rounds every quantity takes.
     let mut settled = vec![false; names.len()];
     let mut per_visit = vec![SAMPLES_PER_ROUND; names.len()];
+    let mut narrowing = vec![Narrowing::default(); names.len()];
+    // Wall time each quantity's visits took, warm-ups included.
+    let mut spent = vec![0.0f64; names.len()];
+    let at_cap = |samples: &[f64], spent: f64| {
+        samples.len() >= plan.max_runs
+            || (samples.len() >= plan.min_runs && spent >= plan.max_seconds)
+    };
     let mut rounds = 0;
     loop {
         for (i, samples) in samples.iter_mut().enumerate() {
-            // A quantity at its cap of samples sits out the rounds left.
-            if settled[i] || samples.len() >= plan.max_runs {
+            // A quantity at its cap of samples, or of time with its minimum of samples, sits
+            // out the rounds left.
+            if settled[i] || at_cap(samples, spent[i]) {
                 continue;
             }
             let visit = std::time::Instant::now();
             let mut discarded = 0;
-            while discarded < plan.warmup.max(1)
-                || visit.elapsed().as_secs_f64() < plan.visit_warmup_seconds
-            {
+            while !warmed_up(plan, discarded, visit.elapsed().as_secs_f64()) {
                 run(i)?;
                 discarded += 1;
             }
@@ -202,6 +229,7 @@ pub fn measure_in_rounds(
             if plan.visit_warmup_seconds > 0.0 {
                 per_visit[i] = samples_per_visit(warm, sampling.elapsed().as_secs_f64(), take);
             }
+            spent[i] += visit.elapsed().as_secs_f64();
         }
         rounds += 1;
         let summaries = names
@@ -210,9 +238,17 @@ pub fn measure_in_rounds(
             .map(|(name, s)| Summary::new(s).map_err(|source| stats_err(name, source)))
             .collect::<Result<Vec<_>, _>>()?;
         if rounds >= MIN_ROUNDS {
-            for ((settled, s), m) in settled.iter_mut().zip(&samples).zip(&summaries) {
-                *settled |=
-                    s.len() >= plan.min_runs && m.relative_half_width() <= plan.target_relative_ci;
+            for (((settled, s), m), narrowing) in settled
+                .iter_mut()
+                .zip(&samples)
+                .zip(&summaries)
+                .zip(&mut narrowing)
+            {
+                if *settled || s.len() < plan.min_runs {
+                    continue;
+                }
+                let width = m.relative_half_width();
+                *settled = width <= plan.target_relative_ci || narrowing.stalled(s.len(), width);
             }
         }
         // Every quantity still in the rotation at its cap (visits of several samples reach it
@@ -220,7 +256,8 @@ pub fn measure_in_rounds(
         let capped = samples
             .iter()
             .zip(&settled)
-            .all(|(s, &done)| done || s.len() >= plan.max_runs)
+            .zip(&spent)
+            .all(|((s, &done), &t)| done || at_cap(s, t))
             || start.elapsed().as_secs_f64() > budget;
         let enough = rounds >= MIN_ROUNDS && samples.iter().all(|s| s.len() >= plan.min_runs);
         if settled.iter().all(|&s| s) || (enough && capped) {
@@ -233,6 +270,43 @@ pub fn measure_in_rounds(
                     samples,
                 })
                 .collect());
+        }
+    }
+}
+
+/// How far a median's interval must narrow when its samples double for more samples to be
+/// worth taking. Under independent noise the 95 % interval of a median narrows as 1/√n, to
+/// 0.71 of its width when n doubles; where it stays above this fraction, what spreads the
+/// samples is the machine's drift between visits (a shared VM's state over seconds), which
+/// more samples of the same quantity cannot average away, so they only cost time: on the
+/// 2-vCPU Intel Xeon VM every sweep of a calibration sampled each working set for its 2 s
+/// cap without reaching ±2 % (2026-11-30: 247 s on PoCL, 283 s on the host). 0.9 leaves
+/// room for the interval's own scatter between two sample counts (its ends are order
+/// statistics).
+pub const DRIFT_NARROWING: f64 = 0.9;
+
+/// The interval half-widths one quantity's median had as its samples grew, to tell when more
+/// samples stop narrowing it ([`DRIFT_NARROWING`]).
+#[derive(Debug, Default, Clone)]
+struct Narrowing {
+    /// (samples, relative half-width) after each check, in order.
+    seen: Vec<(usize, f64)>,
+}
+
+impl Narrowing {
+    /// Record the width at `n` samples and say whether the interval has stalled: it is no
+    /// narrower than [`DRIFT_NARROWING`] of its width at half as many samples or fewer.
+    fn stalled(&mut self, n: usize, width: f64) -> bool {
+        let before = self
+            .seen
+            .iter()
+            .rev()
+            .find(|&&(m, _)| 2 * m <= n)
+            .map(|&(_, w)| w);
+        self.seen.push((n, width));
+        match before {
+            Some(w0) if w0.is_finite() && width.is_finite() => width > DRIFT_NARROWING * w0,
+            _ => false,
         }
     }
 }
@@ -445,5 +519,104 @@ mod tests {
         .unwrap();
         assert!(!m.converged);
         assert_eq!(m.samples.len(), 20);
+    }
+
+    /// The golden ratio's Kronecker sequence: evenly spread in [0, 1) at every length, and
+    /// so is every sequence of its terms at a fixed step (a visit's samples between its
+    /// warm-ups), so a median's interval over it narrows as independent noise's does,
+    /// without randomness.
+    fn spread(k: u32) -> f64 {
+        (f64::from(k) * 0.618_033_988_749_895).fract()
+    }
+
+    #[test]
+    fn samples_that_keep_their_spread_stop_once_doubling_them_no_longer_narrows_it() {
+        // Two states a third apart: the interval spans both at every count, as a VM's
+        // drift between visits does; with the cap of 200 it stops at twice the minimum.
+        let mut k = 0u32;
+        let m = measure(&SamplingPlan::full(), "x", || {
+            k += 1;
+            Ok(if k.is_multiple_of(2) { 1.0 } else { 1.3 })
+        })
+        .unwrap();
+        assert!(!m.converged);
+        assert_eq!(m.samples.len(), 20);
+        // In rounds: the state changes from visit to visit, as a shared machine's does.
+        let names = vec!["drifts".to_string()];
+        let plan = SamplingPlan {
+            visit_warmup_seconds: 0.0,
+            ..SamplingPlan::full()
+        };
+        let mut visit = 0u32;
+        let mut runs = 0u32;
+        let measured = measure_in_rounds(&plan, &names, |_| {
+            // A visit is two warm-ups and two samples.
+            runs += 1;
+            if runs.is_multiple_of(4) {
+                visit += 1;
+            }
+            Ok(if visit.is_multiple_of(2) { 1.0 } else { 1.3 })
+        })
+        .unwrap();
+        assert!(!measured[0].converged);
+        assert!(
+            measured[0].samples.len() <= 22,
+            "{}",
+            measured[0].samples.len()
+        );
+    }
+
+    #[test]
+    fn samples_whose_spread_narrows_as_they_grow_are_taken_until_the_target() {
+        // Evenly spread over ±5 %: the median's interval narrows as 1/√n and meets ±2 % at
+        // about 25 samples, past the 20 where the stall is first checked.
+        let mut k = 0u32;
+        let m = measure(&SamplingPlan::full(), "x", || {
+            k += 1;
+            Ok(0.95 + 0.1 * spread(k))
+        })
+        .unwrap();
+        assert!(m.converged, "{} samples", m.samples.len());
+        assert!(m.samples.len() > 20, "{} samples", m.samples.len());
+        let names = vec!["narrows".to_string()];
+        let plan = SamplingPlan {
+            visit_warmup_seconds: 0.0,
+            ..SamplingPlan::full()
+        };
+        let mut k = 0u32;
+        let measured = measure_in_rounds(&plan, &names, |_| {
+            k += 1;
+            Ok(0.95 + 0.1 * spread(k))
+        })
+        .unwrap();
+        assert!(measured[0].converged, "{}", measured[0].samples.len());
+    }
+
+    #[test]
+    fn a_slow_quantity_sits_out_once_its_own_visits_took_the_time_cap() {
+        // Runs of 2 ms that never agree, against 50 ms a quantity: with its minimum of ten
+        // samples it has spent about that long, and sits out long before the stall (20) or
+        // the cap on samples (200) would end it; the instant one is not held back by it.
+        let names = vec!["fast".to_string(), "slow".to_string()];
+        let plan = SamplingPlan {
+            max_seconds: 0.05,
+            visit_warmup_seconds: 0.0,
+            ..SamplingPlan::full()
+        };
+        let mut k = 0u32;
+        let measured = measure_in_rounds(&plan, &names, |i| {
+            if i == 0 {
+                return Ok(1.0);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            k += 1;
+            Ok(if k.is_multiple_of(2) { 1.0 } else { 3.0 })
+        })
+        .unwrap();
+        let slow = measured[1].samples.len();
+        assert!((10..20).contains(&slow), "{slow} samples");
+        assert!(!measured[1].converged);
+        assert!(measured[0].converged);
+        assert_eq!(measured[0].samples.len(), 10);
     }
 }
