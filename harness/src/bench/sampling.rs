@@ -175,7 +175,7 @@ const MIN_ROUNDS: usize = 3;
 /// lands on all of them alike instead of on whichever was being measured, and each
 /// quantity's interval shows the drift over the whole measurement, not one moment of it.
 /// `run(i)` takes one sample of quantity `i`; each visit starts with discarded runs until
-/// it has warmed up ([`warmed_up`]), since the runs before it were of another quantity, and
+/// it has warmed up (`warmed_up`), since the runs before it were of another quantity, and
 /// then takes two samples, or where a warm-up time is set, as many as last about as long as
 /// the warm-up (`samples_per_visit`; the first visit two). Rounds continue until every
 /// quantity has `plan.min_runs` samples over at least three rounds and its CI target is met,
