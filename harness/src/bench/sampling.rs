@@ -424,15 +424,17 @@ mod tests {
         })
         .unwrap();
         // The first visit: its discarded runs, then its two samples. A loaded machine
-        // stretches each 1 ms sleep, so the count of discarded runs is not fixed; what is:
-        // they went on for the warm-up time, and past the two the count alone discards
-        // whenever those two ended before it.
+        // stretches each 1 ms sleep (one stretched past 5 ms is a warm-up on its own), so the
+        // count of discarded runs is not fixed; what is: they went on for the warm-up time,
+        // and a visit discards one run more whenever the runs before it ended early.
         let first_visit = order.iter().take_while(|&&i| i == 0).count();
         let discarded = first_visit - 2;
-        assert!(discarded >= 2, "{order:?}");
+        assert!(discarded >= 1, "{order:?}");
         assert!(ends[discarded - 1] >= 4.9e-3, "{ends:?}");
-        if ends[1] < 5e-3 {
-            assert!(discarded > 2, "{order:?} {ends:?}");
+        for (run, &end) in ends.iter().enumerate().take(discarded.min(2)) {
+            if end < 5e-3 {
+                assert!(discarded > run + 1, "{order:?} {ends:?}");
+            }
         }
         assert!(first_visit < 5 * 10, "{order:?}");
         assert_eq!(
