@@ -16,9 +16,11 @@
 //! workloads' kernel less nothing: the maximum change is reduced as theirs is. W's rate is the
 //! median of three sides' ([`SIDE_STEPS`]): one side near a power of two can be a third faster
 //! than its neighbours. It counts 8 bytes per interior cell (every line of the grid is read and
-//! written back, as the workloads declare for their colours). From 4 MiB up the working sets
-//! are twice as dense as the streaming sweep's (a step of √2), so that a band as narrow as the
-//! one above shows at more than one point. The sweep runs where the workloads' one-thread
+//! written back, as the workloads declare for their colours). The working sets are the
+//! streaming sweep's (a step of 2): the band above still holds one of them (32 MiB), and
+//! points halfway between them from 4 MiB up, measured until 2026-11-30, cost a third of the
+//! shaped sweeps' time and moved no stored suite beyond its noise (docs/decisions.md). The
+//! sweep runs where the workloads' one-thread
 //! twins run: on the host's launching thread alone ([`crate::calibration::OneThread`]). A sample is one launch over
 //! the grid the previous launch left. The working sets are measured one after the other, each
 //! with all its samples together, not in rounds as the streaming sweep's are: a grid visited
@@ -38,10 +40,6 @@ use crate::backend::{download_f32, upload_f32, upload_u32, Arg, Buffer, Launch};
 
 /// The relaxation factor of the sweep's updates (SOR's ω, as the workloads use it).
 const OMEGA: f32 = 1.5;
-
-/// From this working set up a point is added halfway (in log) between each two of the
-/// streaming sweep's.
-pub const DENSE_FROM: usize = 4 << 20;
 
 /// One working set of the stencil sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,19 +72,6 @@ pub fn side_for(bytes: usize) -> usize {
     ((bytes as f64 / 4.0).sqrt().round().max(5.0) as usize) | 1
 }
 
-/// The sweep's working sets: the streaming sweep's `sizes` (ascending), and from
-/// [`DENSE_FROM`] up one more halfway (a factor √2) between each two.
-pub fn stencil_sizes(sizes: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(2 * sizes.len());
-    for (i, &s) in sizes.iter().enumerate() {
-        out.push(s);
-        if s >= DENSE_FROM && i + 1 < sizes.len() {
-            out.push((s as f64 * std::f64::consts::SQRT_2).round() as usize);
-        }
-    }
-    out
-}
-
 /// Point x of the starting grid: a quadratic in x modulo 1021, exact in f32, so that the
 /// update moves every point (a linear ramp would be its own fixed point, and a check of a
 /// kernel that did nothing would pass).
@@ -114,16 +99,6 @@ pub fn side_steps(quick: bool) -> &'static [f64] {
         &SIDE_STEPS[1..2]
     } else {
         &SIDE_STEPS
-    }
-}
-
-/// The working sets of the stencil and hyperplane sweeps: [`stencil_sizes`], or with
-/// `--quick` the streaming sweep's `sizes` alone.
-pub fn shaped_sizes(sizes: &[usize], quick: bool) -> Vec<usize> {
-    if quick {
-        sizes.to_vec()
-    } else {
-        stencil_sizes(sizes)
     }
 }
 
@@ -259,25 +234,6 @@ mod tests {
     }
 
     #[test]
-    fn the_sizes_are_the_streaming_sweeps_with_halfway_points_from_4_mib() {
-        let sizes = [1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20];
-        let got = stencil_sizes(&sizes);
-        let halfway = |s: usize| (s as f64 * std::f64::consts::SQRT_2).round() as usize;
-        assert_eq!(
-            got,
-            vec![
-                1 << 20,
-                2 << 20,
-                4 << 20,
-                halfway(4 << 20),
-                8 << 20,
-                halfway(8 << 20),
-                16 << 20
-            ]
-        );
-    }
-
-    #[test]
     fn the_host_sweep_updates_in_place_checks_each_grid_and_keeps_three_sides() {
         let device = crate::backend::host::HostDevice::new();
         // The quick plan's samples, the full calibration's sides.
@@ -310,9 +266,6 @@ mod tests {
             .expect("the host compiles the microbenchmarks");
         let sweep = measure_stencil(&mut ctx, &[64 << 10]).expect("measured, verified");
         assert_eq!(sweep.points[0].sides, [sweep.points[0].side]);
-        let streaming = [4 << 20, 8 << 20, 16 << 20];
-        assert_eq!(shaped_sizes(&streaming, true), streaming);
-        assert_eq!(shaped_sizes(&streaming, false), stencil_sizes(&streaming));
         assert_eq!(side_steps(false), SIDE_STEPS);
     }
 

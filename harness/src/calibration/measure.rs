@@ -24,7 +24,7 @@ use crate::bench::latency::{
     levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
 };
 use crate::bench::ops::measure_ops;
-use crate::bench::stencil::{measure_stencil, shaped_sizes};
+use crate::bench::stencil::measure_stencil;
 use crate::bench::transfer::{launch_overhead, transfers};
 use crate::bench::transpose::{measure_transposes, TransposeShape};
 use crate::bench::{BenchContext, BenchError, SamplingPlan};
@@ -205,8 +205,7 @@ pub fn calibrate(
     let hyperplanes = if info.backend == BackendKind::Host {
         None
     } else {
-        let sizes = shaped_sizes(&streaming_sizes, ctx.quick);
-        let swept = measure_hyperplanes(&mut ctx, &sizes)?;
+        let swept = measure_hyperplanes(&mut ctx, &streaming_sizes)?;
         stages.lap("hyperplane sweep");
         Some(swept)
     };
@@ -333,9 +332,9 @@ fn one_thread(
         )?;
         let strided_read = measure_gap(ctx, Pattern::Strided, Direction::Read)?;
         stages.lap("one thread's streaming and strided sweeps");
-        let stencil = measure_stencil(ctx, &shaped_sizes(sizes, ctx.quick))?;
+        let stencil = measure_stencil(ctx, sizes)?;
         stages.lap("one thread's stencil sweep");
-        let hyperplanes = measure_hyperplanes(ctx, &shaped_sizes(sizes, ctx.quick))?;
+        let hyperplanes = measure_hyperplanes(ctx, sizes)?;
         stages.lap("one thread's hyperplane sweep");
         Ok(OneThread {
             bandwidth,
@@ -431,7 +430,7 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
     // Each side of the shaped sweeps' working sets: the stencil once, the hyperplane walk in
     // both orders.
     let sides = crate::bench::stencil::side_steps(ctx.quick).len();
-    let shaped = shaped_sizes(&streaming, ctx.quick).len() * sides;
+    let shaped = streaming.len() * sides;
     let host = ctx.device.info().backend == BackendKind::Host;
     // On the host, one thread's copy, triad, strided read, stencil and hyperplane sweeps;
     // elsewhere the device's hyperplane sweep.
