@@ -130,6 +130,21 @@ impl<'d> BenchContext<'d> {
         Ok(self.device.launch(&self.program, kernel, launch, args)?)
     }
 
+    /// Run a kernel of `program` once and time it by the host's wall clock alone, as
+    /// BabelStream does ([`crate::backend::Device::launch_wall`]).
+    pub fn launch_wall_in(
+        &self,
+        program: &Program,
+        kernel: &str,
+        launch: &Launch,
+        args: &[Arg<'_>],
+    ) -> Result<Seconds, BenchError> {
+        if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(BenchError::Interrupted);
+        }
+        Ok(self.device.launch_wall(program, kernel, launch, args)?)
+    }
+
     /// Run a kernel of `program` twice and time it both ways: (device-timed duration, host
     /// wall time). The wall time is taken as BabelStream takes it, from before the launch
     /// call to after a synchronisation, with no events created or recorded in between
@@ -146,10 +161,7 @@ impl<'d> BenchContext<'d> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<(Seconds, Seconds), BenchError> {
-        if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(BenchError::Interrupted);
-        }
-        let wall = self.device.launch_wall(program, kernel, launch, args)?;
+        let wall = self.launch_wall_in(program, kernel, launch, args)?;
         let device = self.device.launch(program, kernel, launch, args)?;
         Ok((device, wall))
     }
