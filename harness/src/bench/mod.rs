@@ -124,9 +124,7 @@ impl<'d> BenchContext<'d> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<Seconds, BenchError> {
-        if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(BenchError::Interrupted);
-        }
+        self.check_interrupted()?;
         Ok(self.device.launch(&self.program, kernel, launch, args)?)
     }
 
@@ -139,10 +137,16 @@ impl<'d> BenchContext<'d> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<Seconds, BenchError> {
+        self.check_interrupted()?;
+        Ok(self.device.launch_wall(program, kernel, launch, args)?)
+    }
+
+    /// `Err(Interrupted)` once Ctrl-C has been pressed: each launch checks it first.
+    fn check_interrupted(&self) -> Result<(), BenchError> {
         if self.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(BenchError::Interrupted);
         }
-        Ok(self.device.launch_wall(program, kernel, launch, args)?)
+        Ok(())
     }
 
     /// Run a kernel of `program` twice and time it both ways: (device-timed duration, host
