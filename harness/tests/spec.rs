@@ -581,6 +581,54 @@ fn declared_flops_reach_every_phase_record_and_a_bad_one_is_named() {
 }
 
 #[test]
+fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
+    let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
+    let err = load_error(&format!("{launch}\ngathers = {{ z = \"N\" }}"), "");
+    assert!(
+        err.contains("launches[0].gathers.z") && err.contains("unknown buffer 'z'"),
+        "{err}"
+    );
+    let err = load_error(&format!("{launch}\ngathers = {{ x = 3 }}"), "");
+    assert!(
+        err.contains("launches[0].gathers.x") && err.contains("in quotes"),
+        "{err}"
+    );
+    let err = load_error(&format!("{launch}\ngathers = {{ x = \"2 * M\" }}"), "");
+    assert!(
+        err.contains("launches[0].gathers.x") && err.contains("M"),
+        "{err}"
+    );
+    let err = load_error(&format!("{launch}\ngathers = {{}}"), "");
+    assert!(err.contains("gathers") && err.contains("empty"), "{err}");
+    let err = load_error(
+        "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"2\" }\ngathers = { x = \"N\" }\nbody = [{ kernel = \"saxpy\", global = [\"N\"], args = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"] }]",
+        "",
+    );
+    assert!(err.contains("gathers of its own"), "{err}");
+
+    // Two launches of the kernel per iteration, each gathering 3·N reads of x: the amounts
+    // sum them over the run and give x's bytes at the size.
+    let steps =
+        format!("{launch}\ngathers = {{ x = \"3 * N\" }}\n{launch}\ngathers = {{ x = \"3 * N\" }}");
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(&steps, ""));
+    let w = load(&path).unwrap();
+    let amounts = w.declared_amounts(1000, 2).expect("amounts");
+    assert_eq!(amounts.len(), 1, "{amounts:?}");
+    let g = &amounts[0].gathers;
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert_eq!(g[0].buffer, "x");
+    assert_eq!(g[0].bytes, 4000);
+    assert_eq!(g[0].reads, 2 * 2 * 3000);
+    // A launch without the declaration gathers nothing.
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(launch, ""));
+    let plain = load(&path)
+        .unwrap()
+        .declared_amounts(1000, 1)
+        .expect("amounts");
+    assert!(plain.iter().all(|a| a.gathers.is_empty()), "{plain:?}");
+}
+
+#[test]
 fn a_distribution_places_every_kernel_once_and_says_what_is_wrong() {
     let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:1\", \"u32:N\"]";
     let with = |distribution: &str| format!("{launch}\n[distribution]\n{distribution}");

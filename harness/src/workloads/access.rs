@@ -37,8 +37,9 @@ pub enum Access {
     /// Reads at indices another array holds, spread over most of the working set (a hash or
     /// tree probe): a line per read wherever it lies, so the calibration's random gather
     /// sweep at the launch's working set where it has one, else the line rate. A small
-    /// gathered array inside a large streamed one (a sparse product's `x`) stays in cache
-    /// and moves better as streaming.
+    /// gathered array inside a large streamed one (a sparse product's `x`) mostly stays in
+    /// cache: such a launch streams, and declares its gathered reads with `gathers`
+    /// ([`crate::workloads::GatheredReads`]).
     Gather,
     /// Each access waits on the one before (a pointer chase, a tree walk, a linked list):
     /// the calibration's pointer chase, one node per read latency of the level the working

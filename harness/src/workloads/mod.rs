@@ -184,6 +184,21 @@ pub struct DeclaredAmounts {
     pub bytes: Option<u64>,
     /// The sum of its launches' `flops`, where every launch declares them.
     pub flops: Option<u64>,
+    /// The buffers its launches read at indices another array holds (a spec's `gathers`),
+    /// with the sum of those reads; empty where none declares any.
+    pub gathers: Vec<GatheredReads>,
+}
+
+/// One buffer a kernel reads at indices another array holds, over a run
+/// ([`DeclaredAmounts::gathers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatheredReads {
+    /// The buffer's name.
+    pub buffer: String,
+    /// Its size in bytes at the run's size: where its reads land.
+    pub bytes: u64,
+    /// The reads over the run.
+    pub reads: u64,
 }
 
 /// A program that can be run at a size on any device.

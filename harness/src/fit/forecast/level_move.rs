@@ -91,6 +91,14 @@ pub struct LevelMove {
     /// runs them at half this rate or more ([`super::Regime`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flop_rate: Option<f64>,
+    /// For each kernel phase that declares reads of a buffer at indices another array holds
+    /// (a spec's `gathers`): the seconds those reads take more at the target than at this
+    /// size, this size's reads × the random gather sweep's cost per read at the target's
+    /// buffer over that at this size's. A sparse product's gathered vector that fits a
+    /// cache at every small size and outgrows it at the target is what no other rate sees;
+    /// the seconds are added to the phase's moved time (docs/models.md §2.4, "Gathers").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gather_seconds: Vec<(String, f64)>,
 }
 
 impl LevelMove {
@@ -186,12 +194,18 @@ pub(super) fn move_to_target_level(
                 .iter()
                 .find(|c| c.size == p.size && c.phase == ph.name)
                 .filter(|c| m.target_in_memory && overlap == Overlap::Half && c.seconds > 0.0);
+            // The declared gathers' extra cost at the target's buffer, added to the moved time.
+            let gathers = m
+                .gather_seconds
+                .iter()
+                .find(|g| g.0 == ph.name)
+                .map_or(0.0, |g| g.1.max(0.0));
             if let Some(c) = cold {
                 let ratio = (c.seconds / ph.median_seconds).max(1.0);
                 if ratio.is_finite() {
-                    moved += ph.median_seconds * (ratio - 1.0);
-                    ph.median_seconds *= ratio;
-                    ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * ratio));
+                    moved += ph.median_seconds * (ratio - 1.0) + gathers;
+                    ph.median_seconds = ph.median_seconds * ratio + gathers;
+                    ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(|v| v * ratio + gathers));
                     continue;
                 }
             }
@@ -270,6 +284,7 @@ pub(super) fn move_to_target_level(
                     Overlap::Half => 0.5 * (roofline + serial),
                 }
             };
+            let at_target = |t: f64| at_target(t) + gathers;
             let median = at_target(ph.median_seconds);
             moved += median - ph.median_seconds;
             ph.median_seconds = median;
@@ -290,6 +305,60 @@ mod tests {
     use super::*;
     use crate::fit::forecast::test_support::*;
     use crate::fit::forecast::{forecast_calibrated, ColdMedian, Variant};
+
+    #[test]
+    fn declared_gathers_add_their_seconds_after_the_rates_and_the_cold_runs() {
+        const RATE: f64 = 1e10;
+        let sizes = [64, 128, 256];
+        let s = series(sizes.map(|n| point(n, false)).to_vec());
+        let extra = |n: usize| 1e-7 * n as f64;
+        let moves = |gathers: bool, target_in_memory: bool| -> Vec<LevelMove> {
+            sizes
+                .map(|size| LevelMove {
+                    size,
+                    rate: RATE,
+                    factor: 2.0,
+                    target_in_memory,
+                    gather_seconds: if gathers {
+                        vec![("kernel".into(), extra(size)), ("other".into(), 1.0)]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                })
+                .to_vec()
+        };
+        let moved = |s: &SeriesMedians, m: &[LevelMove]| -> Vec<(f64, f64)> {
+            move_to_target_level(s, m, Seconds(LAUNCH), Overlap::Half, MoveKinds::default())
+                .points
+                .iter()
+                .map(|p| (p.phases[0].median_seconds, p.total_seconds))
+                .collect()
+        };
+        // By the rates (no bytes declared: not moved), then the gathers' seconds on top.
+        let plain = moved(&s, &moves(false, false));
+        let with = moved(&s, &moves(true, false));
+        for ((n, p), w) in sizes.iter().zip(&plain).zip(&with) {
+            assert!((w.0 - p.0 - extra(*n)).abs() < 1e-15, "{n}: {p:?} {w:?}");
+            assert!((w.1 - p.1 - extra(*n)).abs() < 1e-15, "{n}: {p:?} {w:?}");
+        }
+        // Moved by cold runs three times as slow: the gathers still add theirs.
+        let mut cold = s.clone();
+        cold.cold = s
+            .points
+            .iter()
+            .map(|p| ColdMedian {
+                size: p.size,
+                phase: "kernel".into(),
+                seconds: 3.0 * p.phases[0].median_seconds,
+            })
+            .collect();
+        let with = moved(&cold, &moves(true, true));
+        for ((n, p), w) in sizes.iter().zip(&s.points).zip(&with) {
+            let expected = 3.0 * p.phases[0].median_seconds + extra(*n);
+            assert!((w.0 - expected).abs() < 1e-15, "{n}: {w:?}");
+        }
+    }
 
     #[test]
     fn a_kernel_faster_than_the_sweep_in_the_targets_own_level_keeps_its_rate() {

@@ -326,6 +326,16 @@ impl DeviceFacts {
         envelope_rate(&self.random_gathers, bytes)
     }
 
+    /// The random gather sweep's own rate at a working set of `bytes`, interpolated between
+    /// the measured working sets either side ([`Self::random_gathers`]), with no envelope:
+    /// what a declared gather costs at each size (docs/models.md §2.4, "Gathers"). The
+    /// envelope of [`Self::random_gather_rate`] takes the fastest rate from a working set up,
+    /// so one fast working set lifts every smaller one to its rate and hides the step a
+    /// gathered buffer meets as it outgrows a cache; `None` without a sweep.
+    pub fn random_gather_rate_between(&self, bytes: u64) -> Option<f64> {
+        interpolated_rate(&self.random_gathers, bytes)
+    }
+
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'
     /// spreads within a factor of two of it (the nearest swept size's beyond the sweep's
     /// ends), at least 1; `None` without samples.

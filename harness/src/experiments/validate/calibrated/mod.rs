@@ -3,6 +3,8 @@
 //! lines, transposes, gathers, stencils, hyperplanes, one thread's, latencies), the interval's
 //! bounds at the ends of those rates' spread, and the forecast from them.
 
+mod gathers;
+
 use super::sizes::size_facts;
 use super::LargeWindow;
 use crate::experiments::series::{Series, SeriesPoint};
@@ -461,6 +463,13 @@ pub fn calibrated_forecast(
                     .map(|(t, here)| t / here)
                     .filter(|f| f.is_finite() && *f > 0.0),
                 flop_rate: device.flop_rate,
+                gather_seconds: gathers::gather_seconds(
+                    workload,
+                    series.iterations,
+                    device,
+                    size,
+                    large,
+                ),
                 latency_moves,
                 transfer_costs,
                 size,
@@ -483,6 +492,14 @@ pub fn calibrated_forecast(
         notes.push(
             "the calibration has no bandwidth sweep: no size is moved between levels".to_string(),
         );
+    }
+    if let Some(note) = choice
+        .accepted
+        .iter()
+        .max()
+        .and_then(|&top| gathers::gathers_note(workload, series.iterations, device, top, large))
+    {
+        notes.push(note);
     }
     if let Some(one) = &device.one_thread {
         let mut alone: Vec<&str> = series

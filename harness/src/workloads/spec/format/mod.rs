@@ -95,6 +95,7 @@ struct RawStep {
     bytes: Option<Spanned<String>>,
     flops: Option<Spanned<String>>,
     access: Option<Spanned<String>>,
+    gathers: Option<Spanned<toml::Table>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -59,11 +59,12 @@ impl StepBuilder<'_, '_> {
                 || s.bytes.is_some()
                 || s.flops.is_some()
                 || s.access.is_some()
+                || s.gathers.is_some()
             {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local, args, bytes, flops or access of its own",
+                    "a loop with a body takes no global, local, args, bytes, flops, access or gathers of its own",
                 ));
             }
             if body.is_empty() {
@@ -219,6 +220,10 @@ impl StepBuilder<'_, '_> {
                 })
             })
             .transpose()?;
+        let gathers = match &l.gathers {
+            None => Vec::new(),
+            Some(table) => self.gathers(table, &field("gathers"), scope)?,
+        };
         Ok(LaunchSpec {
             kernel: kernel.get_ref().clone(),
             global: codes(global, "global")?,
@@ -235,7 +240,43 @@ impl StepBuilder<'_, '_> {
                 .map(|f| ctx.code(f, &field("flops"), scope))
                 .transpose()?,
             access,
+            gathers,
         })
+    }
+
+    /// A launch's `gathers = { x = "NNZ" }`: each named buffer and how many of its elements
+    /// the launch reads at indices another array holds.
+    fn gathers(
+        &self,
+        table: &Spanned<toml::Table>,
+        field: &str,
+        scope: &Scope,
+    ) -> Result<Vec<(usize, Code)>, WorkloadError> {
+        let ctx = self.ctx;
+        if table.get_ref().is_empty() {
+            return Err(ctx.err(
+                &table.span(),
+                field,
+                "an empty table: name each gathered buffer and its reads, as { x = \"NNZ\" }",
+            ));
+        }
+        table
+            .get_ref()
+            .iter()
+            .map(|(name, reads)| {
+                let at = format!("{field}.{name}");
+                let Some(reads) = reads.as_str() else {
+                    return Err(ctx.err(
+                        &table.span(),
+                        &at,
+                        "give the reads as an expression in quotes, as { x = \"NNZ\" }",
+                    ));
+                };
+                let name = Spanned::new(table.span(), name.clone());
+                let reads = Spanned::new(table.span(), reads.to_string());
+                Ok(((self.find)(&name, &at)?, ctx.code(&reads, &at, scope)?))
+            })
+            .collect()
     }
 }
 

@@ -108,6 +108,10 @@ pub struct LaunchSpec {
     pub flops: Option<Code>,
     /// How it reads and writes its buffers, where the spec says (`access = "…"`).
     pub access: Option<Access>,
+    /// The buffers it reads at indices another array holds, each with its number of such
+    /// reads (`gathers = { x = "NNZ" }`): the `calibrated` prediction moves those reads by
+    /// the calibration's random gather sweep at the buffer's size.
+    pub gathers: Vec<(usize, Code)>,
 }
 
 /// A host loop: `var` from `from` to `to` inclusive in steps of `step`, running `body` in

@@ -2,8 +2,8 @@
 //! launching nothing ([`declared_amounts`]).
 
 use super::launch::shape;
-use super::SpecWorkload;
-use crate::workloads::{DeclaredAmounts, WorkloadError};
+use super::{invalid, SpecWorkload};
+use crate::workloads::{DeclaredAmounts, GatheredReads, WorkloadError};
 
 /// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
 /// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
@@ -15,6 +15,7 @@ pub(super) fn declared_amounts(
     iterations: usize,
 ) -> Result<Vec<DeclaredAmounts>, WorkloadError> {
     let mut vars = spec.vars(size, iterations)?;
+    let lengths = spec.lengths(&vars)?;
     let mut out: Vec<DeclaredAmounts> = Vec::new();
     for iter in 0..iterations {
         vars[spec.slots.iter] = iter as f64;
@@ -28,18 +29,38 @@ pub(super) fn declared_amounts(
                 code.as_ref().and_then(|c| c.eval_count(v).ok())
             };
             let (bytes, flops) = (amount(&l.bytes), amount(&l.flops));
-            match out.iter_mut().find(|a| a.kernel == l.kernel) {
-                Some(a) => {
+            let a = match out.iter().position(|a| a.kernel == l.kernel) {
+                Some(i) => {
+                    let a = &mut out[i];
                     a.launches += 1;
                     a.bytes = a.bytes.zip(bytes).map(|(x, y)| x.saturating_add(y));
                     a.flops = a.flops.zip(flops).map(|(x, y)| x.saturating_add(y));
+                    a
                 }
-                None => out.push(DeclaredAmounts {
-                    kernel: l.kernel.clone(),
-                    launches: 1,
-                    bytes,
-                    flops,
-                }),
+                None => {
+                    out.push(DeclaredAmounts {
+                        kernel: l.kernel.clone(),
+                        launches: 1,
+                        bytes,
+                        flops,
+                        gathers: Vec::new(),
+                    });
+                    out.last_mut().expect("just pushed")
+                }
+            };
+            for (buffer, reads) in &l.gathers {
+                let b = &spec.buffers[*buffer];
+                let reads = reads
+                    .eval_count(v)
+                    .map_err(|e| invalid(spec, format!("{}: gathers.{}: {e}", l.kernel, b.name)))?;
+                match a.gathers.iter_mut().find(|g| g.buffer == b.name) {
+                    Some(g) => g.reads = g.reads.saturating_add(reads),
+                    None => a.gathers.push(GatheredReads {
+                        buffer: b.name.clone(),
+                        bytes: (lengths[*buffer] * b.element.bytes()) as u64,
+                        reads,
+                    }),
+                }
             }
             Ok(())
         })?;

@@ -1,0 +1,187 @@
+//! Declared gathers (a spec's `gathers = { x = "NNZ" }`): the reads of a buffer at indices
+//! another array holds, moved from each small size's buffer to the target's by the
+//! calibration's random gather sweep (docs/models.md §2.4, "Gathers").
+//!
+//! A sparse product streams its matrix and gathers its vector `x`. At the window's sizes `x`
+//! fits a cache that it outgrows at the target, while the matrix streams at the same rate at
+//! both: the streaming rate moves the stream, and nothing the window measured says what the
+//! gathers will cost. The random gather sweep reads `a[idx[i]]` for a random permutation
+//! over an `a` a third of its working set, so its cost per element at a working set three
+//! times the gathered buffer's is the cost of a gather from a buffer that large (with the
+//! index read and the value written, which cost the same at both sizes and cancel in the
+//! difference).
+
+use crate::bench::gather::BYTES_PER_ELEMENT;
+use crate::export::table::sig;
+use crate::fit::window::DeviceFacts;
+use crate::workloads::{DeclaredAmounts, Workload};
+
+/// The random gather sweep's working set for a gathered buffer of `bytes`: the sweep's `a`
+/// is a third of its three arrays (index, value, output).
+const SWEEP_PER_BUFFER: u64 = 3;
+
+/// The random gather sweep's seconds per read from a buffer of `bytes`, where it measured.
+fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
+    device
+        .random_gather_rate_between(bytes.saturating_mul(SWEEP_PER_BUFFER))
+        .filter(|r| *r > 0.0)
+        .map(|r| BYTES_PER_ELEMENT as f64 / r)
+}
+
+/// The declarations at `size`, where they exist and declare a gather.
+fn declared(workload: &dyn Workload, iterations: usize, size: usize) -> Vec<DeclaredAmounts> {
+    workload
+        .declared_amounts(size, iterations)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| !d.gathers.is_empty())
+        .collect()
+}
+
+/// For each kernel phase with declared gathers: the seconds its gathers at `size` take more
+/// from the target's (`large`) buffers than from this size's, by the random gather sweep;
+/// empty where nothing declares a gather or the calibration has no random gather sweep. A
+/// larger buffer that the sweep rates cheaper (its noise between two working sets) adds
+/// nothing: a buffer's reads never get cheaper as it grows.
+pub(super) fn gather_seconds(
+    workload: &dyn Workload,
+    iterations: usize,
+    device: &DeviceFacts,
+    size: usize,
+    large: usize,
+) -> Vec<(String, f64)> {
+    let target = declared(workload, iterations, large);
+    declared(workload, iterations, size)
+        .into_iter()
+        .filter_map(|d| {
+            let there = target.iter().find(|t| t.kernel == d.kernel)?;
+            let seconds = d
+                .gathers
+                .iter()
+                .filter_map(|g| {
+                    let t = there.gathers.iter().find(|t| t.buffer == g.buffer)?;
+                    let here = seconds_per_read(device, g.bytes)?;
+                    let at_target = seconds_per_read(device, t.bytes)?;
+                    Some(g.reads as f64 * (at_target - here).max(0.0))
+                })
+                .sum::<f64>();
+            Some((d.kernel, seconds))
+        })
+        .collect()
+}
+
+/// The note that says how the declared gathers moved, read at the window's largest size
+/// `top`; `None` where nothing declares a gather.
+pub(super) fn gathers_note(
+    workload: &dyn Workload,
+    iterations: usize,
+    device: &DeviceFacts,
+    top: usize,
+    large: usize,
+) -> Option<String> {
+    let target = declared(workload, iterations, large);
+    let here = declared(workload, iterations, top);
+    let mut parts = Vec::new();
+    for d in &here {
+        for g in &d.gathers {
+            let Some(t) = target
+                .iter()
+                .find(|t| t.kernel == d.kernel)
+                .and_then(|t| t.gathers.iter().find(|t| t.buffer == g.buffer))
+            else {
+                continue;
+            };
+            let mb = |b: u64| sig(b as f64 * 1e-6, 3);
+            parts.push(
+                match seconds_per_read(device, g.bytes).zip(seconds_per_read(device, t.bytes)) {
+                    Some((h, at)) => format!(
+                        "{}'s gathers from {} ({} MB at the target, {} MB at {top}) cost {} ns each there and {} ns at {top} in the random gather sweep: each size's gathers add the difference",
+                        d.kernel,
+                        g.buffer,
+                        mb(t.bytes),
+                        mb(g.bytes),
+                        sig(at * 1e9, 3),
+                        sig(h * 1e9, 3)
+                    ),
+                    None => format!(
+                        "{} declares gathers from {}, but the calibration has no random gather sweep: they move with the rest of its time",
+                        d.kernel, g.buffer
+                    ),
+                },
+            );
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::spec::load;
+
+    /// A calibration whose random gather sweep costs 1 ns an element up to 1.2 MB and 2 ns
+    /// from 12 MB (12 bytes an element), with one fast working set between them.
+    fn device() -> DeviceFacts {
+        DeviceFacts {
+            random_gathers: vec![
+                (300_000, 12e9),
+                (1_200_000, 12e9),
+                (3_000_000, 24e9),
+                (12_000_000, 6e9),
+                (48_000_000, 6e9),
+            ],
+            ..Default::default()
+        }
+    }
+
+    /// A sparse product as a spec writes it: K = 16 entries a row, each a read of x (N
+    /// floats) at the column another array holds.
+    const SPMV: &str = "name = \"spmv\"\nsource = \"k.cl\"\n[params]\nNNZ = \"16 * N\"\n[[buffers]]\nname = \"cols\"\ntype = \"u32\"\nlength = \"NNZ\"\ninit = { formula = \"(i * 40503) % N\" }\n[[buffers]]\nname = \"x\"\ntype = \"f32\"\nlength = \"N\"\ninit = { constant = 1 }\n[[buffers]]\nname = \"y\"\ntype = \"f32\"\nlength = \"N\"\ninit = \"none\"\n[[launches]]\nkernel = \"spmv\"\nglobal = [\"N\"]\nargs = [\"buf:cols\", \"buf:x\", \"buf:y\"]\nbytes = \"4 * NNZ + 8 * N\"\ngathers = { x = \"NNZ\" }\n";
+    const KERNEL: &str = "__kernel void spmv(__global const uint* c, __global const float* x, __global float* y) {\n    uint r = get_global_id(0);\n    float s = 0.0f;\n    for (uint k = 0; k < 16; k++) s += x[c[16 * r + k]];\n    y[r] = s;\n}\n";
+
+    #[test]
+    fn a_sparse_products_gathers_cost_the_sweeps_difference_between_the_two_vectors() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("k.cl"), KERNEL).expect("kernel written");
+        let path = dir.path().join("spmv.toml");
+        std::fs::write(&path, SPMV).expect("spec written");
+        let spmv = load(&path).expect("the spec loads");
+        // x is 4·N bytes: 0.1 MB at N = 25,000 (the sweep at 0.3 MB: 1 ns), 4 MB at
+        // N = 1,000,000 (the sweep at 12 MB: 2 ns). Each of the size's NNZ reads per
+        // iteration costs 1 ns more at the target.
+        let (size, large) = (25_000, 1_000_000);
+        let amounts = spmv.declared_amounts(size, 2).expect("amounts");
+        let reads = amounts[0].gathers[0].reads as f64;
+        let extra = gather_seconds(&spmv, 2, &device(), size, large);
+        assert_eq!(extra.len(), 1, "{extra:?}");
+        assert_eq!(extra[0].0, "spmv");
+        assert!(
+            (extra[0].1 - reads * 1e-9).abs() < 1e-12,
+            "{extra:?} {reads}"
+        );
+        // The fast working set between them is read as measured, not spread over the
+        // smaller ones (an envelope would make x at 0.4 MB as fast as at 3 MB)...
+        // (x at 0.4 MB reads the sweep at 1.2 MB: 1 ns, not the 0.67 ns of the median
+        // around 3 MB that an envelope would take).
+        let reads = spmv.declared_amounts(100_000, 1).expect("amounts")[0].gathers[0].reads;
+        let between = gather_seconds(&spmv, 1, &device(), 100_000, large);
+        assert!(
+            (between[0].1 - reads as f64 * 1e-9).abs() < 1e-12,
+            "{between:?}"
+        );
+        // ...and a target that the sweep rates cheaper adds nothing.
+        let cheaper = gather_seconds(&spmv, 1, &device(), 100_000, 250_000);
+        assert_eq!(cheaper[0].1, 0.0, "{cheaper:?}");
+        let note = gathers_note(&spmv, 2, &device(), size, large).expect("a note");
+        assert!(
+            note.contains("x (4.00 MB at the target, 0.100 MB at 25000)")
+                && note.contains("ns each there"),
+            "{note}"
+        );
+        // Without a random gather sweep the note says so, and nothing is added.
+        let none = DeviceFacts::default();
+        assert_eq!(gather_seconds(&spmv, 2, &none, size, large)[0].1, 0.0);
+        let note = gathers_note(&spmv, 2, &none, size, large).expect("a note");
+        assert!(note.contains("no random gather sweep"), "{note}");
+    }
+}
