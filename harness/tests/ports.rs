@@ -85,6 +85,9 @@ const PORTS: &[(&str, u64)] = &[
     ("hpccg-sparsemv", 8),
     ("sad", 48),
     ("rsbench", 16),
+    // The seventh batch (SPLIT.md, "The seventh batch"), one pair.
+    ("spmv-jds", 1001),
+    ("cg-spmv", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -119,6 +122,12 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
         dev.extend(d);
         held.extend(h);
     }
+    // The seventh, one pair.
+    let d = split_names(&split, "**Development 7 (1):**");
+    let h = split_names(&split, "**Held-out 7 (1):**");
+    assert_eq!((d.len(), h.len()), (1, 1), "batch 7: {d:?} {h:?}");
+    dev.extend(d);
+    held.extend(h);
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -304,6 +313,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         "**Development 5 (4):**",
         "**Held-out 5 (4):**",
         "**Development 6 (4):**",
+        "**Development 7 (1):**",
+        "**Held-out 7 (1):**",
     ] {
         for name in split_names(&split, half) {
             assert!(
@@ -320,7 +331,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
     }
     for bad in [
         vec!["--half", "both"],
-        vec!["--half", "held-out-7"],
+        vec!["--half", "held-out-8"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
     ] {
