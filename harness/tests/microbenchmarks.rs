@@ -158,38 +158,35 @@ fn opencl_l1_latency_is_below_memory_latency() {
     }
 }
 
-/// The hyperplane sweep ran where the device's workloads walk their planes: with the device's
-/// own launches on OpenCL, on one thread on the host; every cube's rate positive, inside its
-/// interval.
-fn check_hyperplanes(c: &Calibration, kind: BackendKind) {
-    let (sweep, other) = match kind {
-        BackendKind::Host => {
-            let one = c.one_thread.as_ref().expect("one thread's rates");
-            (one.hyperplanes.as_ref(), c.hyperplanes.as_ref())
-        }
-        _ => (
-            c.hyperplanes.as_ref(),
-            c.one_thread.as_ref().and_then(|o| o.hyperplanes.as_ref()),
-        ),
-    };
-    assert!(other.is_none(), "one sweep per device: {:?}", c.device.name);
-    let sweep = sweep.expect("the hyperplane sweep ran");
-    assert!(!sweep.points.is_empty());
-    for p in &sweep.points {
-        for order in [PlaneOrder::Ascending, PlaneOrder::Descending] {
-            let [lo, hi] = p.ci95_gbps(order);
-            assert!(p.gbps(order) > 0.0 && p.gbps(order).is_finite(), "{p:?}");
-            assert!(lo <= p.gbps(order) && p.gbps(order) <= hi, "{p:?}");
-        }
+/// A quick look leaves out the sweeps shaped after the built-in workloads (the transposing,
+/// gathering and hyperplane sweeps, one thread's stencil and hyperplane sweeps on the host)
+/// and keeps the random gather sweep, which any spec may declare.
+fn check_quick_leaves_out_the_shaped_sweeps(c: &Calibration) {
+    assert!(c.provenance.quick);
+    assert!(
+        c.transposes.is_none() && c.gathers.is_none(),
+        "{:?}",
+        c.device.name
+    );
+    assert!(c.hyperplanes.is_none(), "{:?}", c.device.name);
+    if let Some(one) = &c.one_thread {
+        assert!(one.stencil.is_none() && one.hyperplanes.is_none());
     }
+    let random = c
+        .random_gathers
+        .as_ref()
+        .expect("the random gather sweep ran");
+    assert!(!random.points.is_empty());
+    assert!(c
+        .provenance
+        .stage_seconds
+        .iter()
+        .all(|s| !s.stage.contains("hyperplane") && !s.stage.contains("transposing")));
 }
 
 #[test]
-fn the_host_sweeps_its_hyperplanes_on_one_thread() {
-    check_hyperplanes(
-        quick_calibration(BackendKind::Host).unwrap(),
-        BackendKind::Host,
-    );
+fn a_quick_host_calibration_leaves_out_the_shaped_sweeps() {
+    check_quick_leaves_out_the_shaped_sweeps(quick_calibration(BackendKind::Host).unwrap());
 }
 
 #[test]
@@ -197,10 +194,28 @@ fn the_host_sweeps_its_hyperplanes_on_one_thread() {
     no_opencl_runtime,
     ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
 )]
-fn opencl_sweeps_its_hyperplanes_with_its_own_launches() {
+fn a_quick_opencl_calibration_leaves_out_the_shaped_sweeps() {
     if let Some(c) = quick_calibration(BackendKind::Opencl) {
-        check_hyperplanes(c, BackendKind::Opencl);
+        check_quick_leaves_out_the_shaped_sweeps(c);
     }
+}
+
+/// The hyperplane sweep, which a full calibration runs (one thread's on the host, the
+/// device's own launches elsewhere): every cube's rate positive, inside its interval.
+#[test]
+fn the_hyperplane_sweep_rates_every_cube_inside_its_interval() {
+    on_every_cpu_device(|mut ctx| {
+        let sweep = harness::bench::hyperplane::measure_hyperplanes(&mut ctx, &[1 << 20, 4 << 20])
+            .expect("the sweep runs");
+        assert!(!sweep.points.is_empty());
+        for p in &sweep.points {
+            for order in [PlaneOrder::Ascending, PlaneOrder::Descending] {
+                let [lo, hi] = p.ci95_gbps(order);
+                assert!(p.gbps(order) > 0.0 && p.gbps(order).is_finite(), "{p:?}");
+                assert!(lo <= p.gbps(order) && p.gbps(order) <= hi, "{p:?}");
+            }
+        }
+    });
 }
 
 #[test]

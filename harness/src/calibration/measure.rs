@@ -33,7 +33,7 @@ use crate::units::Unit;
 /// How to run a calibration.
 #[derive(Debug, Clone, Default)]
 pub struct CalibrateOptions {
-    /// Fewer samples of the same quantities (a quick look, wider intervals).
+    /// A quick look: fewer samples (wider intervals), no workload-shaped sweeps.
     pub quick: bool,
     /// Show a progress bar on standard error.
     pub progress: bool,
@@ -195,14 +195,27 @@ pub fn calibrate(
             stages.lap("cache passes");
         }
     }
-    let transposes = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
-    stages.lap("transposing sweep");
-    let gathers = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
-    stages.lap("gathering sweep");
+    // A quick look leaves out the sweeps shaped after the built-in workloads (a cube's
+    // transpose, a square's gathering transpose, the hyperplane walks, and on the host one
+    // thread's stencil and hyperplane sweeps): only those workloads' phases and specs that
+    // declare those patterns read them, and without them a phase moves by the line or the
+    // streaming rate, which the validation's notes say. The random gather sweep, a pattern
+    // any spec may declare, stays.
+    let shaped = !options.quick;
+    let transposes = if shaped {
+        let swept = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
+        stages.lap("transposing sweep");
+        let gathering =
+            measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::SquareGather)?;
+        stages.lap("gathering sweep");
+        Some((swept, gathering))
+    } else {
+        None
+    };
     let random_gathers = measure_gathers(&mut ctx, &streaming_sizes)?;
     stages.lap("random gather sweep");
     // The host's workloads walk their planes on one thread: its sweep is one thread's.
-    let hyperplanes = if info.backend == BackendKind::Host {
+    let hyperplanes = if info.backend == BackendKind::Host || !shaped {
         None
     } else {
         let swept = measure_hyperplanes(&mut ctx, &streaming_sizes)?;
@@ -216,6 +229,7 @@ pub fn calibrate(
             &mut ctx,
             &streaming_sizes,
             &latency_levels,
+            shaped,
             &mut stages,
         )?)
     } else {
@@ -299,8 +313,8 @@ pub fn calibrate(
         babelstream: Some(babelstream),
         reported_caches: reported_caches(info),
         one_thread,
-        transposes: Some(transposes),
-        gathers: Some(gathers),
+        gathers: transposes.as_ref().map(|t| t.1.clone()),
+        transposes: transposes.map(|t| t.0),
         random_gathers: Some(random_gathers),
         hyperplanes,
         patterns: Vec::new(),
@@ -314,12 +328,14 @@ pub fn calibrate(
 
 /// The host's copy and triad sweep and its strided read sweep once more, every launch on the
 /// launching thread alone ([`host_pool::solo`]): the rates a host twin that is one loop meets
-/// (docs/models.md §2.4). Their raw samples go under `one_thread/`, beside the two-core ones;
-/// each of the three sweeps is a stage of its own on `stages`.
+/// (docs/models.md §2.4), with the stencil and hyperplane sweeps where `shaped` (not in a
+/// quick look). Their raw samples go under `one_thread/`, beside the two-core ones; each
+/// sweep is a stage of its own on `stages`.
 fn one_thread(
     ctx: &mut BenchContext<'_>,
     sizes: &[usize],
     levels: &[crate::bench::latency::LatencyLevel],
+    shaped: bool,
     stages: &mut StageClock,
 ) -> Result<OneThread, BenchError> {
     let both = std::mem::take(&mut ctx.samples);
@@ -332,6 +348,14 @@ fn one_thread(
         )?;
         let strided_read = measure_gap(ctx, Pattern::Strided, Direction::Read)?;
         stages.lap("one thread's streaming and strided sweeps");
+        if !shaped {
+            return Ok(OneThread {
+                bandwidth,
+                strided_read,
+                stencil: None,
+                hyperplanes: None,
+            });
+        }
         let stencil = measure_stencil(ctx, sizes)?;
         stages.lap("one thread's stencil sweep");
         let hyperplanes = measure_hyperplanes(ctx, sizes)?;
@@ -429,7 +453,12 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
     let bandwidth = StreamKernel::ALL.len() * (streaming.len() + cached);
     // Each side of the shaped sweeps' working sets: the stencil once, the hyperplane walk in
     // both orders.
-    let sides = crate::bench::stencil::side_steps(ctx.quick).len();
+    // None in a quick look.
+    let sides = if ctx.quick {
+        0
+    } else {
+        crate::bench::stencil::side_steps(false).len()
+    };
     let shaped = streaming.len() * sides;
     let host = ctx.device.info().backend == BackendKind::Host;
     // On the host, one thread's copy, triad, strided read, stencil and hyperplane sweeps;
@@ -439,11 +468,12 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
     } else {
         2 * shaped
     };
+    // The transposing and gathering sweeps (not in a quick look) and the random gather sweep.
+    let swept = if ctx.quick { 1 } else { 3 } * streaming.len();
     // Launch overhead and its sequence, the latency sweep, the write latency, the gaps, the
-    // three operation chains, transfers, the streaming sweep, the transposing, gathering and
-    // random gather sweeps, BabelStream.
-    (2 + latency_sizes + 1 + gaps + 3 + transfers + bandwidth + 3 * streaming.len() + 1 + after)
-        as u64
+    // three operation chains, transfers, the streaming sweep, the three sweeps above,
+    // BabelStream.
+    (2 + latency_sizes + 1 + gaps + 3 + transfers + bandwidth + swept + 1 + after) as u64
 }
 
 fn gap_parameter(g: &GapFit) -> Estimate {
@@ -567,7 +597,8 @@ mod tests {
         ctx.samples
             .insert("bandwidth_copy_s/65536".into(), vec![1.0]);
         let mut stages = StageClock::start();
-        let one = one_thread(&mut ctx, &[64 << 10, 1 << 20], &[], &mut stages).expect("measured");
+        let one =
+            one_thread(&mut ctx, &[64 << 10, 1 << 20], &[], true, &mut stages).expect("measured");
         // Copy and triad at every working set, verified, at a finite rate.
         let kernels: Vec<StreamKernel> = one.bandwidth.curves.iter().map(|c| c.kernel).collect();
         assert_eq!(kernels, vec![StreamKernel::Copy, StreamKernel::Triad]);
@@ -607,5 +638,10 @@ mod tests {
                 "one thread's hyperplane sweep"
             ]
         );
+        // A quick look stops after the first.
+        let mut stages = StageClock::start();
+        let quick = one_thread(&mut ctx, &[64 << 10], &[], false, &mut stages).expect("measured");
+        assert!(quick.stencil.is_none() && quick.hyperplanes.is_none());
+        assert_eq!(stages.laps.len(), 1, "{:?}", stages.laps.len());
     }
 }

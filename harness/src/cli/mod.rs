@@ -169,8 +169,10 @@ enum Command {
         /// of a name. Default: the best device found.
         #[arg(long, short, value_name = "SEL")]
         device: Option<DeviceSelector>,
-        /// Fewer samples of the same quantities at the same sizes: a first look, with wider
-        /// intervals.
+        /// A first look: fewer samples at the same sizes, with wider intervals, and none of
+        /// the sweeps shaped after the built-in workloads (transposing, gathering,
+        /// hyperplane; one thread's stencil and hyperplane sweeps on the host). Phases that
+        /// declare those patterns then move by the line or streaming rate.
         #[arg(long)]
         quick: bool,
         /// Print the calibration file to standard output instead of the summary table.
