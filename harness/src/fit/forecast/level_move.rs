@@ -306,6 +306,18 @@ mod tests {
     use crate::fit::forecast::test_support::*;
     use crate::fit::forecast::{forecast_calibrated, ColdMedian, Variant};
 
+    /// Cold runs of the kernel phase at every size of `s`, each three times its warm median.
+    fn three_times_as_slow_cold(s: &SeriesMedians) -> Vec<ColdMedian> {
+        s.points
+            .iter()
+            .map(|p| ColdMedian {
+                size: p.size,
+                phase: "kernel".into(),
+                seconds: 3.0 * p.phases[0].median_seconds,
+            })
+            .collect()
+    }
+
     #[test]
     fn declared_gathers_add_their_seconds_after_the_rates_and_the_cold_runs() {
         const RATE: f64 = 1e10;
@@ -344,15 +356,7 @@ mod tests {
         }
         // Moved by cold runs three times as slow: the gathers still add theirs.
         let mut cold = s.clone();
-        cold.cold = s
-            .points
-            .iter()
-            .map(|p| ColdMedian {
-                size: p.size,
-                phase: "kernel".into(),
-                seconds: 3.0 * p.phases[0].median_seconds,
-            })
-            .collect();
+        cold.cold = three_times_as_slow_cold(&s);
         let with = moved(&cold, &moves(true, true));
         for ((n, p), w) in sizes.iter().zip(&s.points).zip(&with) {
             let expected = 3.0 * p.phases[0].median_seconds + extra(*n);
@@ -416,15 +420,7 @@ mod tests {
             p
         };
         let mut s = series(sizes.map(with_bytes).to_vec());
-        s.cold = s
-            .points
-            .iter()
-            .map(|p| ColdMedian {
-                size: p.size,
-                phase: "kernel".into(),
-                seconds: 3.0 * p.phases[0].median_seconds,
-            })
-            .collect();
+        s.cold = three_times_as_slow_cold(&s);
         let estimate = |in_memory: bool, cold: bool| {
             let mut s = s.clone();
             if !cold {

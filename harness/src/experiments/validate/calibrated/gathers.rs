@@ -14,7 +14,7 @@
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
-use crate::workloads::{DeclaredAmounts, Workload};
+use crate::workloads::{GatheredReads, Workload};
 
 /// The random gather sweep's working set for a gathered buffer of `bytes`: the sweep's `a`
 /// is a third of its three arrays (index, value, output).
@@ -28,21 +28,35 @@ fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
         .map(|r| BYTES_PER_ELEMENT as f64 / r)
 }
 
-/// The declarations at `size`, where they exist and declare a gather.
-fn declared(workload: &dyn Workload, iterations: usize, size: usize) -> Vec<DeclaredAmounts> {
-    workload
-        .declared_amounts(size, iterations)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|d| !d.gathers.is_empty())
-        .collect()
+/// Each gather declared at `size` beside the same kernel's gathers from the same buffer at
+/// `large`: the kernel, the gather at `size`, and the buffer's bytes at `large`.
+fn paired(
+    workload: &dyn Workload,
+    iterations: usize,
+    size: usize,
+    large: usize,
+) -> Vec<(String, GatheredReads, u64)> {
+    let declared = |n: usize| workload.declared_amounts(n, iterations).unwrap_or_default();
+    let target = declared(large);
+    let mut pairs = Vec::new();
+    for d in declared(size) {
+        let Some(there) = target.iter().find(|t| t.kernel == d.kernel) else {
+            continue;
+        };
+        for g in d.gathers {
+            if let Some(t) = there.gathers.iter().find(|t| t.buffer == g.buffer) {
+                pairs.push((d.kernel.clone(), g, t.bytes));
+            }
+        }
+    }
+    pairs
 }
 
 /// For each kernel phase with declared gathers: the seconds its gathers at `size` take more
-/// from the target's (`large`) buffers than from this size's, by the random gather sweep;
-/// empty where nothing declares a gather or the calibration has no random gather sweep. A
-/// larger buffer that the sweep rates cheaper (its noise between two working sets) adds
-/// nothing: a buffer's reads never get cheaper as it grows.
+/// from the target's (`large`) buffers than from this size's, by the random gather sweep
+/// (nothing where the calibration has no random gather sweep); empty where nothing declares
+/// a gather. A larger buffer that the sweep rates cheaper (its noise between two working
+/// sets) adds nothing: a buffer's reads never get cheaper as it grows.
 pub(super) fn gather_seconds(
     workload: &dyn Workload,
     iterations: usize,
@@ -50,24 +64,19 @@ pub(super) fn gather_seconds(
     size: usize,
     large: usize,
 ) -> Vec<(String, f64)> {
-    let target = declared(workload, iterations, large);
-    declared(workload, iterations, size)
-        .into_iter()
-        .filter_map(|d| {
-            let there = target.iter().find(|t| t.kernel == d.kernel)?;
-            let seconds = d
-                .gathers
-                .iter()
-                .filter_map(|g| {
-                    let t = there.gathers.iter().find(|t| t.buffer == g.buffer)?;
-                    let here = seconds_per_read(device, g.bytes)?;
-                    let at_target = seconds_per_read(device, t.bytes)?;
-                    Some(g.reads as f64 * (at_target - here).max(0.0))
-                })
-                .sum::<f64>();
-            Some((d.kernel, seconds))
-        })
-        .collect()
+    let mut seconds: Vec<(String, f64)> = Vec::new();
+    for (kernel, g, target_bytes) in paired(workload, iterations, size, large) {
+        let more = seconds_per_read(device, g.bytes)
+            .zip(seconds_per_read(device, target_bytes))
+            .map_or(0.0, |(here, there)| {
+                g.reads as f64 * (there - here).max(0.0)
+            });
+        match seconds.iter_mut().find(|s| s.0 == kernel) {
+            Some(s) => s.1 += more,
+            None => seconds.push((kernel, more)),
+        }
+    }
+    seconds
 }
 
 /// The note that says how the declared gathers moved, read at the window's largest size
@@ -79,38 +88,26 @@ pub(super) fn gathers_note(
     top: usize,
     large: usize,
 ) -> Option<String> {
-    let target = declared(workload, iterations, large);
-    let here = declared(workload, iterations, top);
-    let mut parts = Vec::new();
-    for d in &here {
-        for g in &d.gathers {
-            let Some(t) = target
-                .iter()
-                .find(|t| t.kernel == d.kernel)
-                .and_then(|t| t.gathers.iter().find(|t| t.buffer == g.buffer))
-            else {
-                continue;
-            };
-            let mb = |b: u64| sig(b as f64 * 1e-6, 3);
-            parts.push(
-                match seconds_per_read(device, g.bytes).zip(seconds_per_read(device, t.bytes)) {
-                    Some((h, at)) => format!(
-                        "{}'s gathers from {} ({} MB at the target, {} MB at {top}) cost {} ns each there and {} ns at {top} in the random gather sweep: each size's gathers add the difference",
-                        d.kernel,
-                        g.buffer,
-                        mb(t.bytes),
-                        mb(g.bytes),
-                        sig(at * 1e9, 3),
-                        sig(h * 1e9, 3)
-                    ),
-                    None => format!(
-                        "{} declares gathers from {}, but the calibration has no random gather sweep: they move with the rest of its time",
-                        d.kernel, g.buffer
-                    ),
-                },
-            );
-        }
-    }
+    let mb = |b: u64| sig(b as f64 * 1e-6, 3);
+    let parts: Vec<String> = paired(workload, iterations, top, large)
+        .into_iter()
+        .map(|(kernel, g, target_bytes)| {
+            match seconds_per_read(device, g.bytes).zip(seconds_per_read(device, target_bytes)) {
+                Some((here, there)) => format!(
+                    "{kernel}'s gathers from {} ({} MB at the target, {} MB at {top}) cost {} ns each there and {} ns at {top} in the random gather sweep: each size's gathers add the difference",
+                    g.buffer,
+                    mb(target_bytes),
+                    mb(g.bytes),
+                    sig(there * 1e9, 3),
+                    sig(here * 1e9, 3)
+                ),
+                None => format!(
+                    "{kernel} declares gathers from {}, but the calibration has no random gather sweep: they move with the rest of its time",
+                    g.buffer
+                ),
+            }
+        })
+        .collect();
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
