@@ -598,6 +598,12 @@ fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
         err.contains("launches[0].gathers.x") && err.contains("M"),
         "{err}"
     );
+    let no_arg = launch.replace("\"buf:x\", ", "");
+    let err = load_error(&format!("{no_arg}\ngathers = {{ x = \"N\" }}"), "");
+    assert!(
+        err.contains("launches[0].gathers.x") && err.contains("does not pass buffer 'x'"),
+        "{err}"
+    );
     let err = load_error(&format!("{launch}\ngathers = {{}}"), "");
     assert!(err.contains("gathers") && err.contains("empty"), "{err}");
     let err = load_error(

@@ -222,7 +222,7 @@ impl StepBuilder<'_, '_> {
             .transpose()?;
         let gathers = match &l.gathers {
             None => Vec::new(),
-            Some(table) => self.gathers(table, &field("gathers"), scope)?,
+            Some(table) => self.gathers(table, &field("gathers"), scope, &args)?,
         };
         Ok(LaunchSpec {
             kernel: kernel.get_ref().clone(),
@@ -244,13 +244,15 @@ impl StepBuilder<'_, '_> {
         })
     }
 
-    /// A launch's `gathers = { x = "NNZ" }`: each named buffer and how many of its elements
-    /// the launch reads at indices another array holds.
+    /// A launch's `gathers = { x = "NNZ" }`: each named buffer, which must be one of the
+    /// launch's `args`, and how many of its elements the launch reads at indices another
+    /// array holds.
     fn gathers(
         &self,
         table: &Spanned<toml::Table>,
         field: &str,
         scope: &Scope,
+        args: &[ArgSpec],
     ) -> Result<Vec<(usize, Code)>, WorkloadError> {
         let ctx = self.ctx;
         if table.get_ref().is_empty() {
@@ -272,9 +274,19 @@ impl StepBuilder<'_, '_> {
                         "give the reads as an expression in quotes, as { x = \"NNZ\" }",
                     ));
                 };
-                let name = Spanned::new(table.span(), name.clone());
+                let buffer = (self.find)(&Spanned::new(table.span(), name.clone()), &at)?;
+                if !args
+                    .iter()
+                    .any(|a| matches!(a, ArgSpec::Buffer(i) if *i == buffer))
+                {
+                    return Err(ctx.err(
+                        &table.span(),
+                        &at,
+                        format!("the launch does not pass buffer '{name}': add \"buf:{name}\" to its args"),
+                    ));
+                }
                 let reads = Spanned::new(table.span(), reads.to_string());
-                Ok(((self.find)(&name, &at)?, ctx.code(&reads, &at, scope)?))
+                Ok((buffer, ctx.code(&reads, &at, scope)?))
             })
             .collect()
     }
