@@ -11,7 +11,7 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-K or held-out-K (batch K = 2 to 7); default all but
+#                  batch's), development-K or held-out-K (batch K = 2 to 8); default all but
 #                  held-out-6, development first (held-out-6 is the reserve that SPLIT.md keeps
 #                  unmeasured until a rule it is to judge is committed: ask for it by name)
 #   --calibration  the device's calibration (default calibrations/<device>.json)
@@ -54,7 +54,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 development-7 held-out-7"
+halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 development-7 held-out-7 development-8 held-out-8"
 calibration=
 verify=
 dry=()
@@ -67,8 +67,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out|development-[2-7]|held-out-[2-7]) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development, held-out or either with -2 to -7, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-[2-8]|held-out-[2-8]) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out or either with -2 to -8, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)

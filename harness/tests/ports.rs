@@ -88,6 +88,11 @@ const PORTS: &[(&str, u64)] = &[
     // The seventh batch (SPLIT.md, "The seventh batch"), one pair.
     ("spmv-jds", 1001),
     ("cg-spmv", 1001),
+    // The eighth batch (SPLIT.md, "The eighth batch"), two pairs.
+    ("spmv-csr-vector", 1001),
+    ("sell-spmv", 1001),
+    ("color-max", 1001),
+    ("sssp-relax", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -122,12 +127,14 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
         dev.extend(d);
         held.extend(h);
     }
-    // The seventh, one pair.
-    let d = split_names(&split, "**Development 7 (1):**");
-    let h = split_names(&split, "**Held-out 7 (1):**");
-    assert_eq!((d.len(), h.len()), (1, 1), "batch 7: {d:?} {h:?}");
-    dev.extend(d);
-    held.extend(h);
+    // The seventh, one pair; the eighth, two.
+    for (batch, count) in [(7, 1), (8, 2)] {
+        let d = split_names(&split, &format!("**Development {batch} ({count}):**"));
+        let h = split_names(&split, &format!("**Held-out {batch} ({count}):**"));
+        assert_eq!((d.len(), h.len()), (count, count), "batch {batch}: {d:?} {h:?}");
+        dev.extend(d);
+        held.extend(h);
+    }
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -315,6 +322,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         "**Development 6 (4):**",
         "**Development 7 (1):**",
         "**Held-out 7 (1):**",
+        "**Development 8 (2):**",
+        "**Held-out 8 (2):**",
     ] {
         for name in split_names(&split, half) {
             assert!(
@@ -331,7 +340,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
     }
     for bad in [
         vec!["--half", "both"],
-        vec!["--half", "held-out-8"],
+        vec!["--half", "held-out-9"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
     ] {
