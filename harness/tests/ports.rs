@@ -131,7 +131,11 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     for (batch, count) in [(7, 1), (8, 2)] {
         let d = split_names(&split, &format!("**Development {batch} ({count}):**"));
         let h = split_names(&split, &format!("**Held-out {batch} ({count}):**"));
-        assert_eq!((d.len(), h.len()), (count, count), "batch {batch}: {d:?} {h:?}");
+        assert_eq!(
+            (d.len(), h.len()),
+            (count, count),
+            "batch {batch}: {d:?} {h:?}"
+        );
         dev.extend(d);
         held.extend(h);
     }
