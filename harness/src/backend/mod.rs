@@ -427,15 +427,14 @@ pub trait Device: Send + Sync {
 /// Write `values` into a fresh buffer.
 pub fn upload_u32(dev: &dyn Device, values: &[u32]) -> Result<Buffer, BackendError> {
     let buf = dev.alloc(std::mem::size_of_val(values))?;
-    dev.upload(&buf, &u32_bytes(values))?;
+    dev.upload(&buf, bytemuck::cast_slice(values))?;
     Ok(buf)
 }
 
 /// Write `values` into a fresh buffer.
 pub fn upload_f32(dev: &dyn Device, values: &[f32]) -> Result<Buffer, BackendError> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    let buf = dev.alloc(bytes.len())?;
-    dev.upload(&buf, &bytes)?;
+    let buf = dev.alloc(std::mem::size_of_val(values))?;
+    dev.upload(&buf, bytemuck::cast_slice(values))?;
     Ok(buf)
 }
 
@@ -445,12 +444,9 @@ pub fn download_u32(
     buf: &Buffer,
     count: usize,
 ) -> Result<Vec<u32>, BackendError> {
-    let mut bytes = vec![0u8; count * 4];
-    dev.download(buf, &mut bytes)?;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    let mut values = vec![0u32; count];
+    dev.download(buf, bytemuck::cast_slice_mut(&mut values))?;
+    Ok(values)
 }
 
 /// Read `count` f32 values back from `buf`.
@@ -459,10 +455,9 @@ pub fn download_f32(
     buf: &Buffer,
     count: usize,
 ) -> Result<Vec<f32>, BackendError> {
-    Ok(download_u32(dev, buf, count)?
-        .into_iter()
-        .map(f32::from_bits)
-        .collect())
+    let mut values = vec![0f32; count];
+    dev.download(buf, bytemuck::cast_slice_mut(&mut values))?;
+    Ok(values)
 }
 
 /// The native-endian bytes of `values`.
