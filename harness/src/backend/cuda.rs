@@ -57,11 +57,6 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-/// Whether NVRTC can be loaded.
-pub fn nvrtc_present() -> bool {
-    nvrtc::locate().is_ok()
-}
-
 /// Every CUDA device; an `Unavailable` error when there is no driver.
 pub fn devices() -> Result<Vec<CudaDevice>, BackendError> {
     if !driver_present() {
@@ -143,10 +138,11 @@ fn describe(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, BackendError> {
         name: ctx.name().unwrap_or_else(|_| "CUDA device".into()),
         vendor: "NVIDIA Corporation".into(),
         driver,
-        platform: if nvrtc_present() {
-            "CUDA (NVRTC available)".into()
-        } else {
-            "CUDA (NVRTC missing)".into()
+        // NVRTC's version where it compiles the kernels, so that a calibration says which
+        // compiler built them (`calibrate --compare` flags a change).
+        platform: match nvrtc::locate() {
+            Ok(found) => format!("CUDA, NVRTC {}", found.version),
+            Err(_) => "CUDA (NVRTC missing)".into(),
         },
         compute_capability: Some(format!("{major}.{minor}")),
         compute_units: units.max(1) as u32,

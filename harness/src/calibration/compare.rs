@@ -56,8 +56,9 @@ pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterCompar
 pub const CLOCK_CHANGE: f64 = 0.05;
 
 /// What the two calibrations ran under, where it differs: the clock (measured on the device
-/// where it could be, else the reported maximum), the driver, the harness that measured, the
-/// sampling plan. Each line says what changed and why it matters; none means the conditions
+/// where it could be, else the reported maximum), the driver, the runtime that compiles the
+/// kernels (an OpenCL platform's version, or CUDA's NVRTC version), the harness that
+/// measured, the sampling plan. Each line says what changed and why it matters; none means the conditions
 /// match as far as the files say.
 pub fn changed_conditions(before: &Calibration, after: &Calibration) -> Vec<String> {
     let mut notes = Vec::new();
@@ -77,6 +78,12 @@ pub fn changed_conditions(before: &Calibration, after: &Calibration) -> Vec<Stri
         notes.push(format!(
             "the driver differs: {} before, {} now",
             before.device.driver, after.device.driver
+        ));
+    }
+    if before.device.platform != after.device.platform {
+        notes.push(format!(
+            "the runtime differs: {} before, {} now (it compiles the kernels: their code may differ)",
+            before.device.platform, after.device.platform
         ));
     }
     let (bp, ap) = (&before.provenance, &after.provenance);
@@ -152,6 +159,22 @@ mod tests {
         assert!(tau(&compare(&before, &after)));
         after.parameters.op_time.ci95 = after.parameters.op_time.ci95.map(|v| v + 2.0 * width);
         assert!(!tau(&compare(&before, &after)));
+    }
+
+    #[test]
+    fn another_runtime_is_flagged_with_both_versions() {
+        let before = test_fixture();
+        let mut after = test_fixture();
+        after.device.platform = "CUDA, NVRTC 13.1".into();
+        let notes = changed_conditions(&before, &after);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("the runtime differs")
+                && notes[0].contains(&before.device.platform)
+                && notes[0].contains("CUDA, NVRTC 13.1 now"),
+            "{}",
+            notes[0]
+        );
     }
 
     #[test]
