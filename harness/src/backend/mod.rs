@@ -460,11 +460,6 @@ pub fn download_f32(
     Ok(values)
 }
 
-/// The native-endian bytes of `values`.
-pub fn u32_bytes(values: &[u32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
-}
-
 /// Fault in every page of `slice` by writing one element per 4 KiB back to itself, so that
 /// later timed writes into freshly allocated memory measure the copy or the kernel, not the
 /// operating system mapping pages. Volatile, so the stores are not optimised away.

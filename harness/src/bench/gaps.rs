@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kernels::Pattern;
 use super::{verify, BenchContext, BenchError};
-use crate::backend::{download_u32, u32_bytes, Arg, Buffer, DeviceClass, Launch};
+use crate::backend::{download_u32, Arg, Buffer, DeviceClass, Launch};
 use crate::fit::linear::{fit_line, LinearFit};
 
 /// Read or write.
@@ -122,15 +122,15 @@ pub fn measure_gap(
     // Reads leave the data as they found it, so a[k] = k is uploaded once; a write point
     // resets only the elements its executors touch (uploading the largest point's buffer
     // at every point took two minutes of an H100's calibration).
-    let fill: Vec<u8> = match direction {
-        Direction::Read => u32_bytes(&(0..elements as u32).collect::<Vec<u32>>()),
-        Direction::Write => vec![0xffu8; elements * 4],
+    let fill: Vec<u32> = match direction {
+        Direction::Read => (0..elements as u32).collect(),
+        Direction::Write => vec![u32::MAX; elements],
     };
     if direction == Direction::Read {
-        ctx.device.upload(&data, &fill)?;
+        ctx.device.upload(&data, bytemuck::cast_slice(&fill))?;
     }
     let errors = ctx.device.alloc(4)?;
-    ctx.device.upload(&errors, &u32_bytes(&[0]))?;
+    ctx.device.upload(&errors, &0u32.to_ne_bytes())?;
     let mut sweep = Vec::with_capacity(counts.len());
     for &n in &counts {
         let (_, mask) = pattern.extent(n);
@@ -163,7 +163,8 @@ pub fn measure_gap(
             Ok(t.0)
         };
         if direction == Direction::Write {
-            ctx.device.upload(&data, &fill[..pattern.extent(n).0 * 4])?;
+            ctx.device
+                .upload(&data, bytemuck::cast_slice(&fill[..pattern.extent(n).0]))?;
         }
         let m = ctx.measure(&name, || run(ctx))?;
         ctx.record(&name, &m);

@@ -80,13 +80,12 @@ impl<'d> Session<'d> {
 
     /// A buffer holding `values`, recorded as the `upload` phase.
     pub fn upload_f32(&mut self, values: &[f32]) -> Result<Buffer, WorkloadError> {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        self.upload_bytes(&bytes)
+        self.upload_bytes(bytemuck::cast_slice(values))
     }
 
     /// A buffer holding `values`, recorded as the `upload` phase.
     pub fn upload_u32(&mut self, values: &[u32]) -> Result<Buffer, WorkloadError> {
-        self.upload_bytes(&crate::backend::u32_bytes(values))
+        self.upload_bytes(bytemuck::cast_slice(values))
     }
 
     fn upload_bytes(&mut self, bytes: &[u8]) -> Result<Buffer, WorkloadError> {
@@ -99,8 +98,7 @@ impl<'d> Session<'d> {
 
     /// Overwrite `buf` with `values`, recorded as the `upload` phase.
     pub fn write_f32(&mut self, buf: &Buffer, values: &[f32]) -> Result<(), WorkloadError> {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        let t = self.device.upload(buf, &bytes)?;
+        let t = self.device.upload(buf, bytemuck::cast_slice(values))?;
         self.phases.add("upload", t);
         Ok(())
     }
@@ -118,16 +116,19 @@ impl<'d> Session<'d> {
         buf: &Buffer,
         count: usize,
     ) -> Result<Vec<f32>, WorkloadError> {
-        let mut bytes = vec![0u8; count * 4];
+        let mut values = vec![0f32; count];
         // The host array a program reads into already exists: its pages are not the
         // download's cost.
-        crate::backend::touch_pages(&mut bytes);
-        let t = self.device.download(buf, &mut bytes)?;
-        self.phases.add_moving(phase, t, Some(bytes.len() as u64));
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        crate::backend::touch_pages(&mut values);
+        let t = self
+            .device
+            .download(buf, bytemuck::cast_slice_mut(&mut values))?;
+        self.phases.add_moving(
+            phase,
+            t,
+            Some(std::mem::size_of_val(values.as_slice()) as u64),
+        );
+        Ok(values)
     }
 
     /// A zeroed scratch buffer of `bytes` (not timed: allocation is not a phase).
