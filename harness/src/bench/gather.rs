@@ -22,14 +22,12 @@
 //! instead of a shuffle of its own, whose random swaps over a large array cost 80 ns each on
 //! the 2-core Intel Xeon VM (1.8 s of the sweep's 5.6 s, the largest alone half of it).
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::bandwidth::rate_of;
+use super::permutation::random_permutation;
 use super::{verify, BenchContext, BenchError};
-use crate::backend::{download_f32, upload_f32, upload_u32, Arg, Launch};
+use crate::backend::{download_f32, upload_f32, upload_u32, Arg, Buffer, Launch};
 
 /// Bytes an element counts: its index, the value gathered and the value written.
 pub const BYTES_PER_ELEMENT: usize = 12;
@@ -75,9 +73,7 @@ pub fn elements_for(bytes: usize) -> usize {
 
 /// A permutation of 0..n − 1 drawn from `seed`.
 fn permutation(n: usize, seed: u64) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..n as u32).collect();
-    idx.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    idx
+    random_permutation(n, seed)
 }
 
 /// The entries of `permutation` below `n`, in their order: a permutation of 0..n − 1, as
@@ -100,19 +96,24 @@ pub fn measure_gathers(
     counts.sort_unstable();
     counts.dedup();
     let group = ctx.group().max(1);
-    let mut arrays = Vec::with_capacity(counts.len());
+    let mut arrays: Vec<(usize, Buffer, Buffer, Buffer, Vec<u32>)> =
+        Vec::with_capacity(counts.len());
     let largest = counts.last().copied().unwrap_or(0);
     let seed = 0x6a7e_0000 + largest as u64;
+    // Each set's indices from the next larger one's (the same entries, in the same order, as
+    // from the drawn permutation, in one pass over the sets together instead of one over the
+    // largest per set), and every source a prefix of the largest's.
+    let source: Vec<f32> = (0..largest).map(source_value).collect();
     let drawn = permutation(largest, seed);
-    for &n in &counts {
+    for &n in counts.iter().rev() {
         ctx.seeds.insert(format!("gather_index_{n}"), seed);
-        let idx = below(&drawn, n);
-        let source: Vec<f32> = (0..n).map(source_value).collect();
-        let a = upload_f32(ctx.device, &source)?;
+        let idx = below(arrays.last().map_or(&drawn, |(.., larger)| larger), n);
+        let a = upload_f32(ctx.device, &source[..n])?;
         let i = upload_u32(ctx.device, &idx)?;
         let b = ctx.device.alloc(n * 4)?;
         arrays.push((n, a, i, b, idx));
     }
+    arrays.reverse();
     let names: Vec<String> = arrays
         .iter()
         .map(|(n, ..)| format!("gather_index_s/{}", BYTES_PER_ELEMENT * n))
@@ -183,6 +184,7 @@ mod tests {
         let first = p.iter().position(|&v| v < 300).unwrap();
         assert_eq!(q[0], p[first]);
         assert_eq!(below(&p, 1000), p);
+        assert_eq!(below(&below(&p, 600), 300), q, "taken from a larger set's");
     }
 
     #[test]

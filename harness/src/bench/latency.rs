@@ -1,7 +1,7 @@
 //! Read latency t and write latency T by pointer chasing (docs/models.md §1: t, T).
 //!
-//! **t.** One executor follows a random cyclic permutation (Sattolo's algorithm) of nodes
-//! spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
+//! **t.** One executor follows a random cyclic permutation of nodes (a random order,
+//! [`super::permutation`], linked in a ring) spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
 //! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
 //! the cache levels, and t is the device-memory level. On CUDA the chase follows device
@@ -17,10 +17,9 @@
 //! performed at the point of coherence before the next load may issue. T is the extra time
 //! per step over the plain chase on the same ring, measured in the same sample.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use super::permutation::random_permutation;
 use super::{verify, BenchContext, BenchError, Measured};
 use crate::backend::{download_u32, upload_u32, Arg, BackendKind, Buffer, DeviceInfo, Launch};
 use crate::fit::stats::Summary;
@@ -68,20 +67,28 @@ pub struct LatencyLevel {
 
 /// A random ring of `nodes` nodes spaced `NODE_WORDS` apart: `next[node] = successor`.
 pub fn ring(nodes: usize, seed: u64) -> Vec<u32> {
-    let mut order: Vec<usize> = (0..nodes).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // Sattolo's algorithm: a uniformly random single cycle.
-    for i in (1..nodes).rev() {
-        let j = rng.gen_range(0..i);
-        order.swap(i, j);
-    }
+    ring_and_order(nodes, seed).0
+}
+
+/// [`ring`] and the word index of the node reached after k steps from node 0, for every k:
+/// the cycle's own order turned to start at node 0, so that nothing walks the ring (a walk
+/// of a ring past the caches waits a memory latency a step).
+fn ring_and_order(nodes: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    // The nodes in a uniformly random order, each linked to the next and the last to the
+    // first: a uniformly random single cycle (each cycle is n of the orders).
+    let mut order = random_permutation(nodes, seed);
     let mut next = vec![0u32; nodes * NODE_WORDS];
     for k in 0..nodes {
-        let from = order[k] * NODE_WORDS;
-        let to = order[(k + 1) % nodes] * NODE_WORDS;
+        let from = order[k] as usize * NODE_WORDS;
+        let to = order[(k + 1) % nodes] as usize * NODE_WORDS;
         next[from] = to as u32;
     }
-    next
+    let zero = order.iter().position(|&node| node == 0).unwrap_or(0);
+    order.rotate_left(zero);
+    for node in &mut order {
+        *node *= NODE_WORDS as u32;
+    }
+    (next, order)
 }
 
 /// Where a chase of `steps` steps from node 0 ends.
@@ -140,13 +147,7 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize, chase: Chase) -> Result
     let nodes = (bytes / NODE_BYTES).max(2);
     let seed = 0x5eed_0000 + bytes as u64;
     ctx.seeds.insert(format!("ring_{bytes}"), seed);
-    let host = ring(nodes, seed);
-    let mut order = Vec::with_capacity(nodes);
-    let mut j = 0u32;
-    for _ in 0..nodes {
-        order.push(j);
-        j = host[j as usize];
-    }
+    let (host, order) = ring_and_order(nodes, seed);
     let next = upload_u32(ctx.device, &host)?;
     let links = match chase {
         Chase::Indices => None,
@@ -545,5 +546,19 @@ mod tests {
         }
         assert_eq!(node, 0, "the ring closes");
         assert_eq!(chase_end(&next, 64), 0);
+    }
+
+    #[test]
+    fn the_order_is_the_walk_from_node_zero() {
+        for (nodes, seed) in [(2, 1), (64, 7), (1000, 3)] {
+            let (next, order) = ring_and_order(nodes, seed);
+            assert_eq!(next, ring(nodes, seed));
+            let mut j = 0u32;
+            for (k, &at) in order.iter().enumerate() {
+                assert_eq!(at, j, "step {k} of {nodes}");
+                j = next[j as usize];
+            }
+            assert_eq!(j, 0);
+        }
     }
 }
