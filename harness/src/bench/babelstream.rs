@@ -6,10 +6,10 @@
 //! calibration runs) or doubles (BabelStream's default), launched as BabelStream launches
 //! them (one element per executor and, as in BabelStream, no bounds check: the arrays hold a
 //! whole number of work-groups; dot with partial sums of 256 products each), in
-//! BabelStream's order for 100 iterations (20 with `--quick`; the same quantities, fewer
+//! BabelStream's order for 100 iterations (10 with `--quick`; the same quantities, fewer
 //! samples), timed as BabelStream times them (host wall clock from launch to completion; the
-//! device's timer beside it, from a second launch of the same kernel in the first eleven
-//! iterations) and reported as it reports them: MB/s (10^6 bytes) from the
+//! device's timer beside it, from a second launch of the same kernel in the first eleven (six
+//! with `--quick`) iterations) and reported as it reports them: MB/s (10^6 bytes) from the
 //! fastest iteration, with the slowest and the mean; BabelStream leaves the first iteration
 //! out. The arrays are then checked against the same recurrence on the host, as BabelStream
 //! does.
@@ -30,8 +30,13 @@ pub const BABELSTREAM_ELEMENTS: usize = 1 << 25;
 /// Iterations whose kernels are launched a second time for the device's own timer, the first
 /// of them left out as BabelStream leaves it out: the device-timed rate is the fastest of ten.
 /// The second launches doubled the stage's time (17 of a 125 s calibration on a 2-vCPU Intel
-/// Xeon VM's PoCL) for a figure that BabelStream itself does not report.
+/// Xeon VM's PoCL) for a figure that BabelStream itself does not report. A quick look's
+/// fastest is of five ([`QUICK_DEVICE_TIMED_ITERATIONS`]).
 const DEVICE_TIMED_ITERATIONS: usize = 11;
+const QUICK_DEVICE_TIMED_ITERATIONS: usize = 6;
+/// Iterations of the five kernels: BabelStream's default, and a quick look's.
+const ITERATIONS: usize = 100;
+const QUICK_ITERATIONS: usize = 10;
 /// Products each executor of the dot kernel sums.
 const DOT_ELEMENTS_PER_EXECUTOR: usize = 256;
 /// BabelStream's scalar and initial values.
@@ -234,7 +239,11 @@ pub fn measure_babelstream_with(
         .min(host / (16 * precision.bytes() as u64))
         .max(1 << 16) as usize;
     let most = options.elements.max(1).min(fit);
-    let iterations = if ctx.quick { 20 } else { 100 };
+    let (iterations, device_timed) = if ctx.quick {
+        (QUICK_ITERATIONS, QUICK_DEVICE_TIMED_ITERATIONS)
+    } else {
+        (ITERATIONS, DEVICE_TIMED_ITERATIONS)
+    };
     // dot: many executors, so each partial sums few products and the rounding of the
     // partials stays far below the check's tolerance (the host adds the partials in f64).
     // copy, mul, add and triad as BabelStream launches them: one element per executor, in
@@ -308,7 +317,7 @@ pub fn measure_babelstream_with(
     ctx.progress.set_message("BabelStream".to_string());
     for iteration in 0..iterations {
         for (k, (kernel, launch, args)) in calls.iter().enumerate() {
-            if iteration < DEVICE_TIMED_ITERATIONS {
+            if iteration < device_timed {
                 let (device, wall) = ctx.launch_timed_both_in(program, kernel, launch, args)?;
                 device_times[k].push(device.0);
                 times[k].push(wall.0);

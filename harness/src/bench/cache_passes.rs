@@ -19,7 +19,7 @@
 //! sweep's own curves, which predictions move a kernel by, are left as they are.
 
 use super::bandwidth::{
-    arrays_on, measure_sets, row, run, BandwidthCurve, BandwidthSweep, StreamKernel,
+    arrays_on, measure_sets, pattern, row, run, BandwidthCurve, BandwidthSweep, StreamKernel,
 };
 use super::{BenchContext, BenchError};
 
@@ -94,6 +94,7 @@ fn measure_with_passes(
 ) -> Result<Vec<BandwidthCurve>, BenchError> {
     let cores = ctx.device.info().compute_units.max(1) as usize;
     let mut curves = Vec::new();
+    let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
     for kernel in StreamKernel::ALL {
         let mut sets = Vec::new();
         for &bytes in sizes {
@@ -101,7 +102,7 @@ fn measure_with_passes(
             if n < cores {
                 continue;
             }
-            let a = arrays_on(ctx, kernel, n, cores, 1)?;
+            let a = arrays_on(ctx, kernel, n, cores, 1, &pattern)?;
             // The probe's first launch also warms the arrays and the kernel.
             run(ctx, kernel, &a, PROBE_PASSES)?;
             let one = run(ctx, kernel, &a, PROBE_PASSES)?;

@@ -227,41 +227,55 @@ fn passes_for_probe(bytes_per_pass: usize, one: f64, two: f64) -> u32 {
     passes_for(bytes_per_pass).max(by_time).clamp(1, MAX_PASSES)
 }
 
-/// The arrays of one kernel's sweep point, filled with small integers so sums are exact.
+/// The arrays of one kernel's sweep point, filled with small integers so sums are exact:
+/// element i of array k holds [`initial`]`(i, k)`.
 pub(super) struct Arrays {
     pub(super) n: usize,
     bufs: Vec<Buffer>,
-    host: Vec<Vec<f32>>,
     partial: Buffer,
     executors: usize,
     group: usize,
 }
 
-fn arrays(ctx: &BenchContext<'_>, kernel: StreamKernel, n: usize) -> Result<Arrays, BenchError> {
-    arrays_on(ctx, kernel, n, executors(ctx, n), ctx.group())
+/// Element i of array k's initial value: small integers, so that sums are exact.
+fn initial(i: usize, k: usize) -> f32 {
+    ((i + k) & 7) as f32
+}
+
+/// The initial values of every array of up to `elements` floats: array k is
+/// `pattern[k..k + n]`, since [`initial`] depends on i + k alone. One is built for a whole
+/// sweep instead of one per array (its arrays reach hundreds of MB).
+pub(super) fn pattern(elements: usize) -> Vec<f32> {
+    (0..elements + 2).map(|j| initial(j, 0)).collect()
+}
+
+fn arrays(
+    ctx: &BenchContext<'_>,
+    kernel: StreamKernel,
+    n: usize,
+    pattern: &[f32],
+) -> Result<Arrays, BenchError> {
+    arrays_on(ctx, kernel, n, executors(ctx, n), ctx.group(), pattern)
 }
 
 /// The arrays of n floats each for `kernel`, to be walked by `executors` executors in
-/// work-groups of `group`.
+/// work-groups of `group`, uploaded from `pattern` ([`pattern`] of at least n elements).
 pub(super) fn arrays_on(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
     n: usize,
     executors: usize,
     group: usize,
+    pattern: &[f32],
 ) -> Result<Arrays, BenchError> {
     let mut bufs = Vec::new();
-    let mut host = Vec::new();
     for k in 0..kernel.arrays() {
-        let data: Vec<f32> = (0..n).map(|i| ((i + k) & 7) as f32).collect();
-        bufs.push(upload_f32(ctx.device, &data)?);
-        host.push(data);
+        bufs.push(upload_f32(ctx.device, &pattern[k..k + n])?);
     }
     let partial = ctx.device.alloc(executors * 4)?;
     Ok(Arrays {
         n,
         bufs,
-        host,
         partial,
         executors,
         group,
@@ -337,7 +351,10 @@ fn check(
         StreamKernel::Read => {
             let partial = download_f32(ctx.device, &a.partial, a.executors)?;
             let got: f64 = partial.iter().map(|&p| f64::from(p)).sum();
-            let want = f64::from(passes) * a.host[0].iter().map(|&v| f64::from(v)).sum::<f64>();
+            // The sum of i & 7 over i < n: 28 for every eight, then 0 + 1 + … + (r − 1).
+            let r = (a.n % 8) as f64;
+            let once = (a.n / 8) as f64 * 28.0 + r * (r - 1.0) / 2.0;
+            let want = f64::from(passes) * once;
             verify(got == want, &what, || format!("sum {got}, expected {want}"))
         }
         StreamKernel::Write => {
@@ -349,13 +366,13 @@ fn check(
         }
         StreamKernel::Copy => {
             let out = download_f32(ctx.device, &a.bufs[1], a.n)?;
-            let bad = (0..a.n).find(|&i| out[i] != a.host[0][i] + last);
+            let bad = (0..a.n).find(|&i| out[i] != initial(i, 0) + last);
             verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
         }
         StreamKernel::Triad => {
             let out = download_f32(ctx.device, &a.bufs[0], a.n)?;
             let q = SCALAR + last;
-            let bad = (0..a.n).find(|&i| !close(out[i], a.host[1][i] + q * a.host[2][i]));
+            let bad = (0..a.n).find(|&i| !close(out[i], initial(i, 1) + q * initial(i, 2)));
             verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
         }
     }
@@ -385,6 +402,7 @@ pub fn measure_bandwidth_of(
     // over its own block, which then sits in its core's cache, so a sample is one launch of
     // one pass, over data the previous launch left warm.
     let difference = blocked(ctx) == 0;
+    let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
     for &kernel in kernels {
         // Every working set's arrays at once, measured in rounds over the working sets: on a
         // shared machine the rate a cache level delivers drifts by a third within a minute,
@@ -395,7 +413,7 @@ pub fn measure_bandwidth_of(
             if n == 0 {
                 continue;
             }
-            let a = arrays(ctx, kernel, n)?;
+            let a = arrays(ctx, kernel, n, &pattern)?;
             launched = a.executors;
             let k = if difference {
                 // The probe's first launch also warms the arrays and the kernel.
