@@ -11,9 +11,8 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-K or held-out-K (batch K = 2 to 8); default all but
-#                  held-out-6, development first (held-out-6 is the reserve that SPLIT.md keeps
-#                  unmeasured until a rule it is to judge is committed: ask for it by name)
+#                  batch's), development-K or held-out-K (batch K = 2 to 8); default all,
+#                  each batch's development half first
 #   --calibration  the device's calibration (default calibrations/<device>.json)
 #   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
 #                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
@@ -54,7 +53,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 development-7 held-out-7 development-8 held-out-8"
+halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8"
 calibration=
 verify=
 dry=()

@@ -66,6 +66,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "dvmh-sor",
         "validate-suite-sorrb",
         "ports-held-out-5",
+        "ports-held-out-6",
         "ports-held-out-7",
         "ports-held-out-8",
         "ports-development",
