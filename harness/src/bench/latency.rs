@@ -1,7 +1,8 @@
 //! Read latency t and write latency T by pointer chasing (docs/models.md §1: t, T).
 //!
-//! **t.** One executor follows a random cyclic permutation of nodes (a random order,
-//! [`super::permutation`], linked in a ring) spaced one 128-byte line apart, so every step is a dependent load of a new line. Each
+//! **t.** One executor follows a random cyclic permutation of nodes spaced one 128-byte line
+//! apart (a random order, [`super::permutation`], linked in a ring), so every step is a
+//! dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
 //! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
 //! the cache levels, and t is the device-memory level. On CUDA the chase follows device
