@@ -248,11 +248,10 @@ pub fn calibrate(
         knee_ci95: coalesced(Direction::Read).knee_ci95,
     };
     let parameters = CalibratedParameters {
-        read_latency: Estimate {
-            value: t_point.latency_ns,
-            unit: Unit::Time.file_unit().into(),
-            ci95: t_point.ci95_ns,
-            method: format!(
+        read_latency: Estimate::time_ns(
+            t_point.latency_ns,
+            t_point.ci95_ns,
+            format!(
                 "pointer chase, one executor, random ring of 128-byte nodes, working set {} bytes, \
                  following {}; per-step time from (time(2s) - time(s)) / s; median and \
                  order-statistic 95 % CI",
@@ -262,25 +261,23 @@ pub fn calibrate(
                     Chase::Indices => "32-bit indices",
                 }
             ),
-        },
-        write_latency: Estimate {
-            value: write.summary.median * 1e9,
-            unit: Unit::Time.file_unit().into(),
-            ci95: write.summary.ci95.map(|v| v * 1e9),
-            method: format!(
+        ),
+        write_latency: Estimate::time_ns(
+            write.summary.median * 1e9,
+            write.summary.ci95.map(|v| v * 1e9),
+            format!(
                 "pointer chase with a store and a device-wide fence per step, minus the plain chase \
                  on the same ring (working set {memory_ws} bytes); median and 95 % CI of the difference"
             ),
-        },
+        ),
         read_gap: gap_parameter(coalesced(Direction::Read)),
         write_gap: gap_parameter(coalesced(Direction::Write)),
-        op_time: Estimate {
-            value: ops.fma_latency_ns,
-            unit: Unit::Time.file_unit().into(),
-            ci95: ops.fma_ci95_ns,
-            method: "dependent chain of fp32 FMAs in one executor, (time(2k) - time(k)) per operation"
+        op_time: Estimate::time_ns(
+            ops.fma_latency_ns,
+            ops.fma_ci95_ns,
+            "dependent chain of fp32 FMAs in one executor, (time(2k) - time(k)) per operation"
                 .into(),
-        },
+        ),
         executors: executors_parameter(&executors, info.class),
     };
     let mut calibration = Calibration {
@@ -481,16 +478,15 @@ fn gap_parameter(g: &GapFit) -> Estimate {
         Direction::Read => "read",
         Direction::Write => "write",
     };
-    Estimate {
-        value: g.gap_ns,
-        unit: Unit::Time.file_unit().into(),
-        ci95: g.ci95_ns,
-        method: format!(
+    Estimate::time_ns(
+        g.gap_ns,
+        g.ci95_ns,
+        format!(
             "slope of kernel time against n executors, one coalesced {what} each, least squares \
              over n = {}..{} (R² = {:.4}); Student-t 95 % CI",
             g.fit_range[0], g.fit_range[1], g.r_squared
         ),
-    }
+    )
 }
 
 /// n: on a GPU the measured knee (the device's attributes beside it); on a CPU the
