@@ -581,6 +581,49 @@ fn declared_flops_reach_every_phase_record_and_a_bad_one_is_named() {
 }
 
 #[test]
+fn declared_searches_take_arrays_and_a_stride_and_a_wrong_one_is_named() {
+    let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
+    for (searches, wanted) in [
+        ("{ z = \"1\" }", "unknown buffer 'z'"),
+        ("{ x = 3 }", "in quotes"),
+        ("{ x = { arrays = 2 } }", "in quotes"),
+        ("{ x = { rows = \"2\" } }", "unknown key"),
+        ("{ x = \"M\" }", "M"),
+        ("{}", "empty"),
+    ] {
+        let err = load_error(&format!("{launch}\nsearches = {searches}"), "");
+        assert!(
+            err.contains("launches[0].searches") && err.contains(wanted),
+            "{searches}: {err}"
+        );
+    }
+    let no_arg = launch.replace("\"buf:x\", ", "");
+    let err = load_error(&format!("{no_arg}\nsearches = {{ x = \"1\" }}"), "");
+    assert!(err.contains("does not pass buffer 'x'"), "{err}");
+    let err = load_error(
+        "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"2\" }\nsearches = { x = \"1\" }\nbody = [{ kernel = \"saxpy\", global = [\"N\"], args = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"] }]",
+        "",
+    );
+    assert!(err.contains("searches of its own"), "{err}");
+    // x (N floats) as two arrays of records of two floats: the amounts give its bytes, its
+    // arrays and the bytes from one key to the next.
+    let steps = format!("{launch}\nsearches = {{ x = {{ arrays = \"2\", stride = \"2\" }} }}");
+    let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(&steps, ""));
+    let w = load(&path).unwrap();
+    let s = &w.declared_amounts(1000, 1).expect("amounts")[0].searches;
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(
+        (
+            s[0].buffer.as_str(),
+            s[0].bytes,
+            s[0].arrays,
+            s[0].stride_bytes
+        ),
+        ("x", 4000, 2, 8)
+    );
+}
+
+#[test]
 fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
     let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
     let err = load_error(&format!("{launch}\ngathers = {{ z = \"N\" }}"), "");
@@ -610,7 +653,7 @@ fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
         "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"2\" }\ngathers = { x = \"N\" }\nbody = [{ kernel = \"saxpy\", global = [\"N\"], args = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"] }]",
         "",
     );
-    assert!(err.contains("gathers of its own"), "{err}");
+    assert!(err.contains("gathers or searches of its own"), "{err}");
 
     // Two launches of the kernel per iteration, each gathering 3·N reads of x: the amounts
     // sum them over the run and give x's bytes at the size.

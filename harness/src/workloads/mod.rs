@@ -187,6 +187,23 @@ pub struct DeclaredAmounts {
     /// The buffers its launches read at indices another array holds (a spec's `gathers`),
     /// with the sum of those reads; empty where none declares any.
     pub gathers: Vec<GatheredReads>,
+    /// The buffers its launches binary-search (a spec's `searches`), each as the first
+    /// launch that searches it declares; empty where none declares any.
+    pub searches: Vec<SearchedBuffer>,
+}
+
+/// One buffer a kernel's work items binary-search ([`DeclaredAmounts::searches`]): sorted
+/// arrays side by side, each searched from its middle down to one key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchedBuffer {
+    /// The buffer's name.
+    pub buffer: String,
+    /// Its size in bytes at the run's size.
+    pub bytes: u64,
+    /// The sorted arrays it holds (at least 1).
+    pub arrays: u64,
+    /// Bytes from one key to the next (at least 1).
+    pub stride_bytes: u64,
 }
 
 /// One buffer a kernel reads at indices another array holds, over a run

@@ -99,6 +99,13 @@ pub struct LevelMove {
     /// the seconds are added to the phase's moved time (docs/models.md §2.4, "Gathers").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gather_seconds: Vec<(String, f64)>,
+    /// For each kernel phase that declares binary searches (a spec's `searches`): how much
+    /// longer one search takes in the target's sorted arrays than in this size's, by the
+    /// random gather sweep step by step over the tree's footprint. Such a phase's work is
+    /// moved whole by it, instead of by its cold runs or a rate (docs/models.md §2.4,
+    /// "Searches").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search_factors: Vec<(String, f64)>,
 }
 
 impl LevelMove {
@@ -200,6 +207,17 @@ pub(super) fn move_to_target_level(
                 .iter()
                 .find(|g| g.0 == ph.name)
                 .map_or(0.0, |g| g.1.max(0.0));
+            // A declared search: each of the size's searches at what one costs in the
+            // target's tree, its work moved whole (the launches' fixed cost stays).
+            if let Some(&(_, f)) = m.search_factors.iter().find(|s| s.0 == ph.name) {
+                let fixed = ph.count as f64 * launch.0;
+                let at_target = |t: f64| fixed.min(t) + (t - fixed).max(0.0) * f + gathers;
+                let median = at_target(ph.median_seconds);
+                moved += median - ph.median_seconds;
+                ph.median_seconds = median;
+                ph.ci95_seconds = ph.ci95_seconds.map(|c| c.map(at_target));
+                continue;
+            }
             if let Some(c) = cold {
                 let ratio = (c.seconds / ph.median_seconds).max(1.0);
                 if ratio.is_finite() {

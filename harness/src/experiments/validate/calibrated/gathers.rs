@@ -14,7 +14,7 @@
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
-use crate::workloads::{GatheredReads, Workload};
+use crate::workloads::{DeclaredAmounts, GatheredReads, Workload};
 
 /// The random gather sweep's working set for a gathered buffer of `bytes`: the sweep's `a`
 /// is a third of its three arrays (index, value, output).
@@ -28,6 +28,32 @@ fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
         .map(|r| BYTES_PER_ELEMENT as f64 / r)
 }
 
+/// Each declaration `pick` finds in a kernel's amounts at `size` beside the same kernel's
+/// declaration of the same buffer (`buffer`) at `large`: the kernel and the two.
+pub(super) fn paired_declarations<T: Clone>(
+    workload: &dyn Workload,
+    iterations: usize,
+    size: usize,
+    large: usize,
+    pick: impl Fn(&DeclaredAmounts) -> &Vec<T>,
+    buffer: impl Fn(&T) -> &String,
+) -> Vec<(String, T, T)> {
+    let declared = |n: usize| workload.declared_amounts(n, iterations).unwrap_or_default();
+    let target = declared(large);
+    let mut pairs = Vec::new();
+    for d in declared(size) {
+        let Some(there) = target.iter().find(|t| t.kernel == d.kernel) else {
+            continue;
+        };
+        for g in pick(&d) {
+            if let Some(t) = pick(there).iter().find(|t| buffer(t) == buffer(g)) {
+                pairs.push((d.kernel.clone(), g.clone(), t.clone()));
+            }
+        }
+    }
+    pairs
+}
+
 /// Each gather declared at `size` beside the same kernel's gathers from the same buffer at
 /// `large`: the kernel, the gather at `size`, and the buffer's bytes at `large`.
 fn paired(
@@ -36,20 +62,17 @@ fn paired(
     size: usize,
     large: usize,
 ) -> Vec<(String, GatheredReads, u64)> {
-    let declared = |n: usize| workload.declared_amounts(n, iterations).unwrap_or_default();
-    let target = declared(large);
-    let mut pairs = Vec::new();
-    for d in declared(size) {
-        let Some(there) = target.iter().find(|t| t.kernel == d.kernel) else {
-            continue;
-        };
-        for g in d.gathers {
-            if let Some(t) = there.gathers.iter().find(|t| t.buffer == g.buffer) {
-                pairs.push((d.kernel.clone(), g, t.bytes));
-            }
-        }
-    }
-    pairs
+    paired_declarations(
+        workload,
+        iterations,
+        size,
+        large,
+        |d| &d.gathers,
+        |g| &g.buffer,
+    )
+    .into_iter()
+    .map(|(kernel, here, there)| (kernel, here, there.bytes))
+    .collect()
 }
 
 /// For each kernel phase with declared gathers: the seconds its gathers at `size` take more

@@ -4,6 +4,7 @@
 //! bounds at the ends of those rates' spread, and the forecast from them.
 
 mod gathers;
+mod searches;
 
 use super::sizes::size_facts;
 use super::LargeWindow;
@@ -470,6 +471,13 @@ pub fn calibrated_forecast(
                     size,
                     large,
                 ),
+                search_factors: searches::search_factors(
+                    workload,
+                    series.iterations,
+                    device,
+                    size,
+                    large,
+                ),
                 latency_moves,
                 transfer_costs,
                 size,
@@ -498,6 +506,13 @@ pub fn calibrated_forecast(
         .iter()
         .max()
         .and_then(|&top| gathers::gathers_note(workload, series.iterations, device, top, large))
+    {
+        notes.push(note);
+    }
+    if let Some(note) =
+        choice.accepted.iter().max().and_then(|&top| {
+            searches::searches_note(workload, series.iterations, device, top, large)
+        })
     {
         notes.push(note);
     }
@@ -567,6 +582,12 @@ pub fn calibrated_forecast(
         .collect();
     cold.sort_unstable();
     cold.dedup();
+    // A declared search moves by its own sweep, not by its cold runs.
+    cold.retain(|&name| {
+        !level_moves
+            .iter()
+            .any(|m| m.search_factors.iter().any(|s| s.0 == name))
+    });
     cold.retain(|&name| {
         series
             .points

@@ -12,8 +12,8 @@ mod steps;
 mod validated;
 
 pub use validated::{
-    ArgSpec, BufferSpec, CheckSpec, Element, Expected, Init, LaunchSpec, LoopSpec, Slots,
-    SpecWorkload, Step,
+    ArgSpec, BufferSpec, CheckSpec, Element, Expected, Init, LaunchSpec, LoopSpec, SearchSpec,
+    Slots, SpecWorkload, Step,
 };
 
 use std::ops::Range;
@@ -96,6 +96,7 @@ struct RawStep {
     flops: Option<Spanned<String>>,
     access: Option<Spanned<String>>,
     gathers: Option<Spanned<toml::Table>>,
+    searches: Option<Spanned<toml::Table>>,
 }
 
 #[derive(Debug, Deserialize)]

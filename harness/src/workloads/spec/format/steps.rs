@@ -3,8 +3,8 @@
 use toml::Spanned;
 
 use super::{
-    element, ArgSpec, BufferLookup, Ctx, LaunchSpec, LoopSpec, RawLoop, RawStep, Slots, Step,
-    MAX_LOOP_DEPTH,
+    element, ArgSpec, BufferLookup, Ctx, LaunchSpec, LoopSpec, RawLoop, RawStep, SearchSpec, Slots,
+    Step, MAX_LOOP_DEPTH,
 };
 use crate::workloads::spec::compiled::{Code, Scope};
 use crate::workloads::spec::params::{is_identifier, RESERVED};
@@ -60,11 +60,12 @@ impl StepBuilder<'_, '_> {
                 || s.flops.is_some()
                 || s.access.is_some()
                 || s.gathers.is_some()
+                || s.searches.is_some()
             {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local, args, bytes, flops, access or gathers of its own",
+                    "a loop with a body takes no global, local, args, bytes, flops, access, gathers or searches of its own",
                 ));
             }
             if body.is_empty() {
@@ -224,6 +225,10 @@ impl StepBuilder<'_, '_> {
             None => Vec::new(),
             Some(table) => self.gathers(table, &field("gathers"), scope, &args)?,
         };
+        let searches = match &l.searches {
+            None => Vec::new(),
+            Some(table) => self.searches(table, &field("searches"), scope, &args)?,
+        };
         Ok(LaunchSpec {
             kernel: kernel.get_ref().clone(),
             global: codes(global, "global")?,
@@ -241,7 +246,80 @@ impl StepBuilder<'_, '_> {
                 .transpose()?,
             access,
             gathers,
+            searches,
         })
+    }
+
+    /// A launch's `searches = { a = "1" }` or `{ grid = { arrays = "NUC", stride = "6" } }`:
+    /// each named buffer, one of the launch's `args`, holds `arrays` sorted arrays side by
+    /// side (1 unless said), their keys `stride` elements apart (1 unless said), each
+    /// binary-searched by the launch's work items.
+    fn searches(
+        &self,
+        table: &Spanned<toml::Table>,
+        field: &str,
+        scope: &Scope,
+        args: &[ArgSpec],
+    ) -> Result<Vec<SearchSpec>, WorkloadError> {
+        let ctx = self.ctx;
+        const FORM: &str =
+            "give the sorted arrays the buffer holds in quotes, as { a = \"1\" }, or a table, as { grid = { arrays = \"NUC\", stride = \"6\" } }";
+        if table.get_ref().is_empty() {
+            return Err(ctx.err(&table.span(), field, format!("an empty table: {FORM}")));
+        }
+        table
+            .get_ref()
+            .iter()
+            .map(|(name, value)| {
+                let at = format!("{field}.{name}");
+                let (arrays, stride) = match value {
+                    toml::Value::String(a) => (a.clone(), "1".to_string()),
+                    toml::Value::Table(t) => {
+                        if let Some(k) = t.keys().find(|k| *k != "arrays" && *k != "stride") {
+                            return Err(ctx.err(
+                                &table.span(),
+                                &format!("{at}.{k}"),
+                                "unknown key: a search takes arrays and stride",
+                            ));
+                        }
+                        let expr = |k: &str| match t.get(k) {
+                            None => Ok("1".to_string()),
+                            Some(toml::Value::String(s)) => Ok(s.clone()),
+                            Some(_) => Err(ctx.err(
+                                &table.span(),
+                                &format!("{at}.{k}"),
+                                "give it as an expression in quotes",
+                            )),
+                        };
+                        (expr("arrays")?, expr("stride")?)
+                    }
+                    _ => return Err(ctx.err(&table.span(), &at, FORM)),
+                };
+                let buffer = (self.find)(&Spanned::new(table.span(), name.clone()), &at)?;
+                if !args
+                    .iter()
+                    .any(|a| matches!(a, ArgSpec::Buffer(i) if *i == buffer))
+                {
+                    return Err(ctx.err(
+                        &table.span(),
+                        &at,
+                        format!("the launch does not pass buffer '{name}': add \"buf:{name}\" to its args"),
+                    ));
+                }
+                let code = |text: String, key: &str| {
+                    ctx.code(
+                        &Spanned::new(table.span(), text),
+                        &format!("{at}.{key}"),
+                        scope,
+                    )
+                };
+                Ok(SearchSpec {
+                    buffer,
+                    arrays: code(arrays, "arrays")?,
+                    stride: code(stride, "stride")?,
+                })
+            })
+            .collect()
     }
 
     /// A launch's `gathers = { x = "NNZ" }`: each named buffer, which must be one of the

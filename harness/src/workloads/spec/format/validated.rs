@@ -112,6 +112,21 @@ pub struct LaunchSpec {
     /// reads (`gathers = { x = "NNZ" }`): the `calibrated` prediction moves those reads by
     /// the calibration's random gather sweep at the buffer's size.
     pub gathers: Vec<(usize, Code)>,
+    /// The buffers its work items binary-search (`searches = { a = "1" }`): the
+    /// `calibrated` prediction moves each search by the random gather sweep at the tree's
+    /// footprint level by level.
+    pub searches: Vec<SearchSpec>,
+}
+
+/// One buffer a launch binary-searches (a spec's `searches`).
+#[derive(Debug, Clone)]
+pub struct SearchSpec {
+    /// The buffer's index among the spec's buffers.
+    pub buffer: usize,
+    /// How many sorted arrays it holds side by side, each searched on its own.
+    pub arrays: Code,
+    /// Elements from one key to the next (a key inside a record of several fields).
+    pub stride: Code,
 }
 
 /// A host loop: `var` from `from` to `to` inclusive in steps of `step`, running `body` in

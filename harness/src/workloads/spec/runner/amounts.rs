@@ -3,7 +3,7 @@
 
 use super::launch::shape;
 use super::{invalid, SpecWorkload};
-use crate::workloads::{DeclaredAmounts, GatheredReads, WorkloadError};
+use crate::workloads::{DeclaredAmounts, GatheredReads, SearchedBuffer, WorkloadError};
 
 /// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
 /// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
@@ -44,6 +44,7 @@ pub(super) fn declared_amounts(
                         bytes,
                         flops,
                         gathers: Vec::new(),
+                        searches: Vec::new(),
                     });
                     out.last_mut().expect("just pushed")
                 }
@@ -61,6 +62,26 @@ pub(super) fn declared_amounts(
                         reads,
                     }),
                 }
+            }
+            for s in &l.searches {
+                let b = &spec.buffers[s.buffer];
+                if a.searches.iter().any(|d| d.buffer == b.name) {
+                    continue;
+                }
+                let count = |c: &crate::workloads::spec::compiled::Code, key: &str| {
+                    c.eval_count(v).map(|n| n.max(1)).map_err(|e| {
+                        invalid(
+                            spec,
+                            format!("{}: searches.{}.{key}: {e}", l.kernel, b.name),
+                        )
+                    })
+                };
+                a.searches.push(SearchedBuffer {
+                    buffer: b.name.clone(),
+                    bytes: (lengths[s.buffer] * b.element.bytes()) as u64,
+                    arrays: count(&s.arrays, "arrays")?,
+                    stride_bytes: count(&s.stride, "stride")? * b.element.bytes() as u64,
+                });
             }
             Ok(())
         })?;
