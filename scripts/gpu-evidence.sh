@@ -214,10 +214,10 @@ step calibrate-quick calibrate --device "$DEVICE" --quick -o "$OUTDIR/calibratio
 step dvmh-sor run sor --size 16000 --iters 100 --device "$DEVICE" --no-verify
 NEEDS_CAL=1 step validate-suite-sorrb validate-suite --device "$DEVICE" --calibration "$CAL" \
   --output-dir "$OUTDIR/sorrb" --workloads sor-rb
-# The later batches' held-out halves (the fifth's and sixth's, and the seventh's and eighth's
-# sparse products and graph steps, which declare their gathers), each for at most
+# The later batches' held-out halves (the fifth's, sixth's and ninth's, and the seventh's and
+# eighth's sparse products and graph steps, which declare their gathers), each for at most
 # PORTS_LATER_BUDGET s (default 90), after the suite: no GPU has run them yet.
-for h in held-out-5 held-out-6 held-out-7 held-out-8; do
+for h in held-out-5 held-out-6 held-out-7 held-out-8 held-out-9; do
   STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 run_step "ports-$h" scripts/ports-baseline.sh \
     --device "$DEVICE" --half "$h" --calibration "$CAL" --verify smallest --cold-runs 3 \
     --out "$OUTDIR/ports" "$BIN"
