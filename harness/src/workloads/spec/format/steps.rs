@@ -295,17 +295,7 @@ impl StepBuilder<'_, '_> {
                     }
                     _ => return Err(ctx.err(&table.span(), &at, FORM)),
                 };
-                let buffer = (self.find)(&Spanned::new(table.span(), name.clone()), &at)?;
-                if !args
-                    .iter()
-                    .any(|a| matches!(a, ArgSpec::Buffer(i) if *i == buffer))
-                {
-                    return Err(ctx.err(
-                        &table.span(),
-                        &at,
-                        format!("the launch does not pass buffer '{name}': add \"buf:{name}\" to its args"),
-                    ));
-                }
+                let buffer = self.passed_buffer(table, &at, name, args)?;
                 let code = |text: String, key: &str| {
                     ctx.code(
                         &Spanned::new(table.span(), text),
@@ -320,6 +310,29 @@ impl StepBuilder<'_, '_> {
                 })
             })
             .collect()
+    }
+
+    /// The buffer `name` that a launch's table (`gathers`, `searches`) names at `at`, which
+    /// must be one of the launch's `args`.
+    fn passed_buffer(
+        &self,
+        table: &Spanned<toml::Table>,
+        at: &str,
+        name: &str,
+        args: &[ArgSpec],
+    ) -> Result<usize, WorkloadError> {
+        let buffer = (self.find)(&Spanned::new(table.span(), name.to_string()), at)?;
+        if !args
+            .iter()
+            .any(|a| matches!(a, ArgSpec::Buffer(i) if *i == buffer))
+        {
+            return Err(self.ctx.err(
+                &table.span(),
+                at,
+                format!("the launch does not pass buffer '{name}': add \"buf:{name}\" to its args"),
+            ));
+        }
+        Ok(buffer)
     }
 
     /// A launch's `gathers = { x = "NNZ" }`: each named buffer, which must be one of the
@@ -352,17 +365,7 @@ impl StepBuilder<'_, '_> {
                         "give the reads as an expression in quotes, as { x = \"NNZ\" }",
                     ));
                 };
-                let buffer = (self.find)(&Spanned::new(table.span(), name.clone()), &at)?;
-                if !args
-                    .iter()
-                    .any(|a| matches!(a, ArgSpec::Buffer(i) if *i == buffer))
-                {
-                    return Err(ctx.err(
-                        &table.span(),
-                        &at,
-                        format!("the launch does not pass buffer '{name}': add \"buf:{name}\" to its args"),
-                    ));
-                }
+                let buffer = self.passed_buffer(table, &at, name, args)?;
                 let reads = Spanned::new(table.span(), reads.to_string());
                 Ok((buffer, ctx.code(&reads, &at, scope)?))
             })
