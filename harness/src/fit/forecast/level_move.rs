@@ -337,6 +337,40 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_search_moves_its_work_whole_by_its_factor_not_by_cold_runs() {
+        let sizes = [64, 128, 256];
+        let s = series(sizes.map(|n| point(n, false)).to_vec());
+        let mut cold = s.clone();
+        cold.cold = three_times_as_slow_cold(&s);
+        let moves: Vec<LevelMove> = sizes
+            .map(|size| LevelMove {
+                size,
+                rate: 1e10,
+                factor: 2.0,
+                target_in_memory: true,
+                search_factors: vec![("kernel".into(), 1.5)],
+                ..Default::default()
+            })
+            .to_vec();
+        let moved = move_to_target_level(
+            &cold,
+            &moves,
+            Seconds(LAUNCH),
+            Overlap::Half,
+            MoveKinds::default(),
+        );
+        for (p, m) in s.points.iter().zip(&moved.points) {
+            let (t, k) = (p.phases[0].median_seconds, p.phases[0].count as f64);
+            let expected = k * LAUNCH + (t - k * LAUNCH) * 1.5;
+            assert!(
+                (m.phases[0].median_seconds - expected).abs() < 1e-15,
+                "{m:?}"
+            );
+            assert!((m.total_seconds - p.total_seconds - (expected - t)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
     fn declared_gathers_add_their_seconds_after_the_rates_and_the_cold_runs() {
         const RATE: f64 = 1e10;
         let sizes = [64, 128, 256];
