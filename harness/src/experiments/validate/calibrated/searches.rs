@@ -61,11 +61,12 @@ pub(super) fn seconds_per_search(device: &DeviceFacts, s: &SearchedBuffer) -> Op
         .sum()
 }
 
-/// For each kernel phase that declares searches: how much longer one of its searches takes
-/// in the target's (`large`) arrays than in this size's, by [`seconds_per_search`], the
-/// product over the buffers it searches; never below 1 (a larger tree is never searched
-/// faster; a sweep's noise between two working sets could say so). Nothing where the
-/// calibration has no random gather sweep.
+/// For each kernel phase that declares searches: how much longer its searches take in the
+/// target's (`large`) arrays than in this size's, by [`seconds_per_search`], one search of
+/// each buffer it searches summed at both sizes (a work item that searches two buffers pays
+/// both searches); never below 1 (a larger tree is never searched faster; a sweep's noise
+/// between two working sets could say so). Nothing where the calibration has no random
+/// gather sweep.
 pub(super) fn search_factors(
     workload: &dyn Workload,
     iterations: usize,
@@ -73,7 +74,8 @@ pub(super) fn search_factors(
     size: usize,
     large: usize,
 ) -> Vec<(String, f64)> {
-    let mut factors: Vec<(String, f64)> = Vec::new();
+    // Each kernel's seconds of one search of every buffer it searches, at the target and here.
+    let mut sums: Vec<(String, f64, f64)> = Vec::new();
     let pairs = paired_declarations(
         workload,
         iterations,
@@ -83,19 +85,23 @@ pub(super) fn search_factors(
         |s| &s.buffer,
     );
     for (kernel, here, there) in pairs {
-        let Some(f) = seconds_per_search(device, &there)
-            .zip(seconds_per_search(device, &here))
-            .map(|(t, h)| (t / h).max(1.0))
-            .filter(|f| f.is_finite())
+        let Some((t, h)) =
+            seconds_per_search(device, &there).zip(seconds_per_search(device, &here))
         else {
             continue;
         };
-        match factors.iter_mut().find(|s| s.0 == kernel) {
-            Some(s) => s.1 *= f,
-            None => factors.push((kernel, f)),
+        match sums.iter_mut().find(|s| s.0 == kernel) {
+            Some(s) => {
+                s.1 += t;
+                s.2 += h;
+            }
+            None => sums.push((kernel, t, h)),
         }
     }
-    factors
+    sums.into_iter()
+        .map(|(kernel, t, h)| (kernel, (t / h).max(1.0)))
+        .filter(|f| f.1.is_finite())
+        .collect()
 }
 
 /// The note that says how the declared searches moved, read at the window's largest size
@@ -222,5 +228,21 @@ mod tests {
         let none = searches_note(&bs, 1, &DeviceFacts::default(), size, large).expect("a note");
         assert!(none.contains("no random gather sweep"), "{none}");
         assert!(search_factors(&bs, 1, &DeviceFacts::default(), size, large).is_empty());
+
+        // Two buffers searched by each work item: their searches' seconds add up at each
+        // size, so the factor lies between the two buffers' own (a product would count the
+        // move twice).
+        let two = SEARCH.replace(
+            "searches = { a = \"1\" }",
+            "searches = { a = \"1\", z = \"1\" }",
+        );
+        std::fs::write(&path, two).expect("spec written");
+        let both = load(&path).expect("the spec loads");
+        let f = search_factors(&both, 1, &device(), size, large)[0].1;
+        let (a, z) = (|n: u64| cost(n), |n: u64| cost(2 * n));
+        let expected = (a(1 << 20) + z(1 << 20)) / (a(1 << 12) + z(1 << 12));
+        assert!((f - expected).abs() < 1e-12, "{f} {expected}");
+        let (fa, fz) = (a(1 << 20) / a(1 << 12), z(1 << 20) / z(1 << 12));
+        assert!(f >= fa.min(fz) && f <= fa.max(fz), "{f} {fa} {fz}");
     }
 }
