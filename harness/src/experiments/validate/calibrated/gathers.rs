@@ -18,7 +18,7 @@ use crate::workloads::{DeclaredAmounts, GatheredReads, Workload};
 
 /// The random gather sweep's working set for a gathered buffer of `bytes`: the sweep's `a`
 /// is a third of its three arrays (index, value, output).
-const SWEEP_PER_BUFFER: u64 = 3;
+pub(super) const SWEEP_PER_BUFFER: u64 = 3;
 
 /// The random gather sweep's seconds per read from a buffer of `bytes`, where it measured.
 fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {

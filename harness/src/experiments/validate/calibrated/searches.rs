@@ -22,7 +22,7 @@
 //! cost(target's search)/cost(this size's search): the same searches, each at what one
 //! costs in the target's tree (the deeper tree's extra steps included).
 
-use super::gathers::paired_declarations;
+use super::gathers::{paired_declarations, SWEEP_PER_BUFFER};
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
@@ -31,10 +31,6 @@ use crate::workloads::{SearchedBuffer, Workload};
 /// Bytes of one cache line: the unit a search step's read occupies once the keys it may
 /// read lie more than a line apart.
 const LINE_BYTES: u64 = 64;
-
-/// The random gather sweep's working set for a gathered footprint of `bytes`: the sweep's
-/// gathered array is a third of its three arrays (index, value, output).
-const SWEEP_PER_BUFFER: u64 = 3;
 
 /// The steps of one search of `s`: ⌈log₂ keys⌉ of one sorted array (at least 1).
 fn depth(s: &SearchedBuffer) -> u32 {
