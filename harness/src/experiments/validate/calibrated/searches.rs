@@ -38,6 +38,24 @@ fn depth(s: &SearchedBuffer) -> u32 {
     u64::BITS - (keys - 1).leading_zeros()
 }
 
+/// Each buffer a kernel searches at `size` beside the same kernel's search of it at `large`:
+/// the kernel and the two.
+fn paired(
+    workload: &dyn Workload,
+    iterations: usize,
+    size: usize,
+    large: usize,
+) -> Vec<(String, SearchedBuffer, SearchedBuffer)> {
+    paired_declarations(
+        workload,
+        iterations,
+        size,
+        large,
+        |d| &d.searches,
+        |s| &s.buffer,
+    )
+}
+
 /// Seconds of one search of `s` by the random gather sweep, summed over its steps; `None`
 /// without a sweep.
 pub(super) fn seconds_per_search(device: &DeviceFacts, s: &SearchedBuffer) -> Option<f64> {
@@ -72,14 +90,7 @@ pub(super) fn search_factors(
 ) -> Vec<(String, f64)> {
     // Each kernel's seconds of one search of every buffer it searches, at the target and here.
     let mut sums: Vec<(String, f64, f64)> = Vec::new();
-    let pairs = paired_declarations(
-        workload,
-        iterations,
-        size,
-        large,
-        |d| &d.searches,
-        |s| &s.buffer,
-    );
+    let pairs = paired(workload, iterations, size, large);
     for (kernel, here, there) in pairs {
         let Some((t, h)) =
             seconds_per_search(device, &there).zip(seconds_per_search(device, &here))
@@ -109,14 +120,7 @@ pub(super) fn searches_note(
     top: usize,
     large: usize,
 ) -> Option<String> {
-    let pairs = paired_declarations(
-        workload,
-        iterations,
-        top,
-        large,
-        |d| &d.searches,
-        |s| &s.buffer,
-    );
+    let pairs = paired(workload, iterations, top, large);
     let parts: Vec<String> = pairs
         .into_iter()
         .map(|(kernel, here, there)| {
