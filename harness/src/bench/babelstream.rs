@@ -85,24 +85,33 @@ impl Precision {
         }
     }
 
-    fn encode(self, v: f64, n: usize) -> Vec<u8> {
-        match self {
-            Precision::Float => (v as f32).to_ne_bytes().repeat(n),
-            Precision::Double => v.to_ne_bytes().repeat(n),
+    /// Fill `bytes` with `v`, one element after the other in this precision.
+    fn fill(self, v: f64, bytes: &mut [u8]) {
+        let (f, d) = ((v as f32).to_ne_bytes(), v.to_ne_bytes());
+        let element: &[u8] = match self {
+            Precision::Float => &f,
+            Precision::Double => &d,
+        };
+        for chunk in bytes.chunks_exact_mut(element.len()) {
+            chunk.copy_from_slice(element);
         }
     }
 
-    fn decode(self, bytes: &[u8]) -> Vec<f64> {
-        match self {
-            Precision::Float => bytes
-                .chunks_exact(4)
-                .map(|c| f64::from(f32::from_ne_bytes([c[0], c[1], c[2], c[3]])))
-                .collect(),
-            Precision::Double => bytes
-                .chunks_exact(8)
-                .map(|c| f64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-                .collect(),
-        }
+    #[cfg(test)]
+    fn encode(self, v: f64, n: usize) -> Vec<u8> {
+        let mut bytes = vec![0; n * self.bytes()];
+        self.fill(v, &mut bytes);
+        bytes
+    }
+
+    /// The elements of `bytes`, widened to f64.
+    fn decode(self, bytes: &[u8]) -> impl Iterator<Item = f64> + '_ {
+        bytes.chunks_exact(self.bytes()).map(move |c| match self {
+            Precision::Float => f64::from(f32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+            Precision::Double => {
+                f64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+            }
+        })
     }
 
     /// The largest relative error the check allows: each dot partial sums at most
@@ -197,15 +206,15 @@ fn babelstream_gold(iterations: usize, precision: Precision) -> ([f64; 3], f64) 
     ([a, b, c], round(a * b))
 }
 
-fn download(
+/// The first `bytes.len()` bytes of `buf`, read back into `bytes` (a buffer the caller
+/// reuses: the arrays are hundreds of MB, and every fresh one costs the OS's page faults).
+fn download_into<'b>(
     ctx: &BenchContext<'_>,
     buf: &Buffer,
-    n: usize,
-    precision: Precision,
-) -> Result<Vec<f64>, BenchError> {
-    let mut bytes = vec![0u8; n * precision.bytes()];
-    ctx.device.download(buf, &mut bytes)?;
-    Ok(precision.decode(&bytes))
+    bytes: &'b mut [u8],
+) -> Result<&'b [u8], BenchError> {
+    ctx.device.download(buf, bytes)?;
+    Ok(bytes)
 }
 
 /// BabelStream's five kernels at the memory level in floats, 2^25 per array: what the
@@ -261,12 +270,16 @@ pub fn measure_babelstream_with(
     let launch = Launch::linear(executors, group);
     let dot_executors = (n / DOT_ELEMENTS_PER_EXECUTOR).max(1).div_ceil(ctx.group()) * ctx.group();
     let dot_launch = Launch::linear(dot_executors, ctx.group());
+    // One host staging array for the three uploads and the check's downloads.
+    let mut staging = vec![0u8; n * precision.bytes()];
     let mut bufs = Vec::new();
     for v in INIT {
-        let buf = ctx.device.alloc(n * precision.bytes())?;
-        ctx.device.upload(&buf, &precision.encode(v, n))?;
+        let buf = ctx.device.alloc(staging.len())?;
+        precision.fill(v, &mut staging);
+        ctx.device.upload(&buf, &staging)?;
         bufs.push(buf);
     }
+    let mut partials = vec![0u8; dot_executors * precision.bytes()];
     let partial = ctx.device.alloc(dot_executors * precision.bytes())?;
     let (a, b, c) = (&bufs[0], &bufs[1], &bufs[2]);
     let nn = n as u32;
@@ -325,15 +338,15 @@ pub fn measure_babelstream_with(
                 times[k].push(ctx.launch_wall_in(program, kernel, launch, args)?.0);
             }
         }
-        dot = download(ctx, &partial, dot_executors, precision)?
-            .iter()
+        dot = precision
+            .decode(download_into(ctx, &partial, &mut partials)?)
             .sum();
     }
     ctx.progress.inc(1);
     let ([ga, gb, gc], g_ab) = babelstream_gold(iterations, precision);
     let mut worst = 0.0f64;
     for (buf, gold) in [(a, ga), (b, gb), (c, gc)] {
-        for v in download(ctx, buf, n, precision)? {
+        for v in precision.decode(download_into(ctx, buf, &mut staging)?) {
             worst = worst.max((v - gold).abs() / gold.abs().max(1e-30));
         }
     }
@@ -403,7 +416,7 @@ mod tests {
         for precision in [Precision::Float, Precision::Double] {
             let bytes = precision.encode(0.1, 3);
             assert_eq!(bytes.len(), 3 * precision.bytes());
-            let back = precision.decode(&bytes);
+            let back: Vec<f64> = precision.decode(&bytes).collect();
             assert_eq!(back.len(), 3);
             let want = match precision {
                 Precision::Float => f64::from(0.1f32),

@@ -19,7 +19,8 @@
 //! sweep's own curves, which predictions move a kernel by, are left as they are.
 
 use super::bandwidth::{
-    arrays_on, measure_sets, pattern, row, run, BandwidthCurve, BandwidthSweep, StreamKernel,
+    arrays_on, elements, measure_sets, pattern, row, run, upload_arrays, BandwidthCurve,
+    BandwidthSweep, StreamKernel,
 };
 use super::{BenchContext, BenchError};
 
@@ -97,12 +98,18 @@ fn measure_with_passes(
     let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
     for kernel in StreamKernel::ALL {
         let mut sets = Vec::new();
+        let most = sizes
+            .iter()
+            .map(|&b| elements(kernel, b))
+            .max()
+            .unwrap_or(0);
+        let bufs = upload_arrays(ctx, kernel, most.max(1), &pattern)?;
         for &bytes in sizes {
-            let n = bytes / (4 * kernel.arrays());
+            let n = elements(kernel, bytes);
             if n < cores {
                 continue;
             }
-            let a = arrays_on(ctx, kernel, n, cores, 1, &pattern)?;
+            let a = arrays_on(ctx, &bufs, n, cores, 1)?;
             // The probe's first launch also warms the arrays and the kernel.
             run(ctx, kernel, &a, PROBE_PASSES)?;
             let one = run(ctx, kernel, &a, PROBE_PASSES)?;

@@ -170,3 +170,27 @@ fn a_gpu_sample_runs_long_enough_for_its_difference_to_beat_the_jitter() {
     assert_eq!(passes_for_probe(16 << 10, 1e-3, 2e-3), 512);
     assert_eq!(passes_for_probe(1 << 30, 0.0, 0.0), MAX_PASSES);
 }
+
+#[test]
+fn every_working_set_walks_the_first_elements_of_its_kernels_shared_arrays() {
+    let device = crate::backend::host::HostDevice::new();
+    let ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+        .expect("the host compiles the microbenchmarks");
+    let kernel = StreamKernel::Copy;
+    let pattern = pattern(4096);
+    let bufs = upload_arrays(&ctx, kernel, 4096, &pattern).expect("uploaded");
+    assert_eq!(bufs.len(), 2);
+    // Two working sets on the same arrays, each checked after its own passes.
+    for n in [1024, 4096] {
+        let a = arrays_on(&ctx, &bufs, n, 64, 16).expect("fits");
+        check(&ctx, kernel, &a, 3).expect("the copy of the first n elements verifies");
+    }
+    assert_eq!(
+        std::rc::Rc::strong_count(&bufs),
+        1,
+        "the points let go of them"
+    );
+    // A point larger than its arrays is refused, not walked past their end.
+    let err = arrays_on(&ctx, &bufs, 4097, 64, 16).err().expect("refused");
+    assert!(err.to_string().contains("walks past its arrays"), "{err}");
+}
