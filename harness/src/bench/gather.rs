@@ -118,7 +118,11 @@ pub fn measure_gathers(
         .iter()
         .map(|(n, ..)| format!("gather_index_s/{}", BYTES_PER_ELEMENT * n))
         .collect();
-    let measured = ctx.measure_in_rounds(&names, |k| {
+    let past: Vec<bool> = arrays
+        .iter()
+        .map(|(n, ..)| ctx.past_caches(BYTES_PER_ELEMENT * n))
+        .collect();
+    let measured = ctx.measure_in_rounds_past_caches(&names, &past, |k| {
         let (n, a, i, b, _) = &arrays[k];
         let args = [
             Arg::Buf(a),

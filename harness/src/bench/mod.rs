@@ -219,6 +219,30 @@ impl<'d> BenchContext<'d> {
         sampling::measure_in_rounds(&self.plan, names, run)
     }
 
+    /// [`Self::measure_in_rounds`], the quantities whose working sets `past_caches` marks
+    /// sampled without discarded runs after their first visit
+    /// ([`sampling::measure_in_rounds_past_caches`]).
+    pub fn measure_in_rounds_past_caches(
+        &self,
+        names: &[String],
+        past_caches: &[bool],
+        run: impl FnMut(usize) -> Result<f64, BenchError>,
+    ) -> Result<Vec<Measured>, BenchError> {
+        if let Some(first) = names.first() {
+            self.progress.set_message(format!("{first} … in rounds"));
+        }
+        sampling::measure_in_rounds_past_caches(&self.plan, names, past_caches, run)
+    }
+
+    /// Whether a working set of `bytes` lies past the device's caches: twice the largest
+    /// cache the device reports, or more (never where it reports none).
+    pub fn past_caches(&self, bytes: usize) -> bool {
+        self.device
+            .info()
+            .l2_bytes
+            .is_some_and(|c| bytes as u64 >= c.saturating_mul(2))
+    }
+
     /// Keep the raw samples of `measured` under `name` for the calibration file.
     pub fn record(&mut self, name: &str, measured: &Measured) {
         self.samples
