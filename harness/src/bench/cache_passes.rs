@@ -98,12 +98,7 @@ fn measure_with_passes(
     let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
     for kernel in StreamKernel::ALL {
         let mut sets = Vec::new();
-        let most = sizes
-            .iter()
-            .map(|&b| elements(kernel, b))
-            .max()
-            .unwrap_or(0);
-        let bufs = upload_arrays(ctx, kernel, most.max(1), &pattern)?;
+        let bufs = upload_arrays(ctx, kernel, sizes, &pattern)?;
         for &bytes in sizes {
             let n = elements(kernel, bytes);
             if n < cores {

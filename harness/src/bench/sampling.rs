@@ -527,13 +527,15 @@ mod tests {
         let visits = |q: usize| {
             order.windows(2).filter(|w| w[1] == q && w[0] != q).count() + usize::from(order[0] == q)
         };
+        // (A visit's samples follow its warm-up's length, which a loaded machine stretches:
+        // the counts are taken as they came.)
         for (q, m) in measured.iter().enumerate() {
-            assert_eq!(m.samples.len(), plan.min_runs);
+            assert!(m.samples.len() >= plan.min_runs);
             assert!(visits(q) >= 3, "{} visits of {q}", visits(q));
         }
         // In a cache: one discarded run a visit. Past the caches: one in all.
-        assert_eq!(runs(0), plan.min_runs + visits(0));
-        assert_eq!(runs(1), plan.min_runs + 1);
+        assert_eq!(runs(0), measured[0].samples.len() + visits(0));
+        assert_eq!(runs(1), measured[1].samples.len() + 1);
         // A sample shorter than the warm-up keeps its discarded runs.
         let mut order = Vec::new();
         measure_in_rounds_past_caches(&plan, &names[1..], &[true], |i| {

@@ -252,17 +252,23 @@ pub(super) fn pattern(elements: usize) -> Vec<f32> {
     (0..elements + 2).map(|j| initial(j, 0)).collect()
 }
 
-/// Every array `kernel` walks, `n` floats each, uploaded from `pattern` ([`pattern`] of at
-/// least n + 2 elements): once for the largest working set of a sweep, whose smaller ones
-/// walk their first elements. Until 2026-12-01 each working set had arrays of its own, and
-/// the sweep faulted in and copied twice its largest set's bytes per kernel, a second of a
-/// 2-core VM's quick calibration.
+/// Every array `kernel` walks at the largest of the working sets `sizes` (bytes), uploaded
+/// from `pattern` ([`pattern`] of at least that many floats and two): once for a sweep, whose
+/// smaller working sets walk their first elements. Until 2026-12-01 each working set had
+/// arrays of its own, and the sweep faulted in and copied twice its largest set's bytes per
+/// kernel, a second of a 2-core VM's quick calibration.
 pub(super) fn upload_arrays(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
-    n: usize,
+    sizes: &[usize],
     pattern: &[f32],
 ) -> Result<Rc<[Buffer]>, BenchError> {
+    let n = sizes
+        .iter()
+        .map(|&b| elements(kernel, b))
+        .max()
+        .unwrap_or(0)
+        .max(1);
     (0..kernel.arrays())
         .map(|k| Ok(upload_f32(ctx.device, &pattern[k..k + n])?))
         .collect()
@@ -422,12 +428,7 @@ pub fn measure_bandwidth_of(
         // shared machine the rate a cache level delivers drifts by a third within a minute,
         // and a point measured in one burst of milliseconds would carry that moment's rate.
         let mut sets = Vec::new();
-        let most = sizes
-            .iter()
-            .map(|&b| elements(kernel, b))
-            .max()
-            .unwrap_or(0);
-        let bufs = upload_arrays(ctx, kernel, most.max(1), &pattern)?;
+        let bufs = upload_arrays(ctx, kernel, sizes, &pattern)?;
         for &bytes in sizes {
             let n = elements(kernel, bytes);
             if n == 0 {

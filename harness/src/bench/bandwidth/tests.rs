@@ -178,7 +178,9 @@ fn every_working_set_walks_the_first_elements_of_its_kernels_shared_arrays() {
         .expect("the host compiles the microbenchmarks");
     let kernel = StreamKernel::Copy;
     let pattern = pattern(4096);
-    let bufs = upload_arrays(&ctx, kernel, 4096, &pattern).expect("uploaded");
+    // Copy's two arrays at a working set of 32 KiB: 4096 floats each.
+    let bufs = upload_arrays(&ctx, kernel, &[8192, 32768], &pattern).expect("uploaded");
+    assert!(bufs.iter().all(|b| b.len_bytes() == 4 * 4096));
     assert_eq!(bufs.len(), 2);
     // Two working sets on the same arrays, each checked after its own passes.
     for n in [1024, 4096] {
