@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::bandwidth::rate_of;
 use super::permutation::random_permutation;
 use super::{verify, BenchContext, BenchError};
-use crate::backend::{download_f32, upload_f32, upload_u32, Arg, Buffer, Launch};
+use crate::backend::{upload_f32, upload_u32, Arg, Buffer, Launch};
 
 /// Bytes an element counts: its index, the value gathered and the value written.
 pub const BYTES_PER_ELEMENT: usize = 12;
@@ -96,22 +96,24 @@ pub fn measure_gathers(
     counts.sort_unstable();
     counts.dedup();
     let group = ctx.group().max(1);
-    let mut arrays: Vec<(usize, Buffer, Buffer, Buffer, Vec<u32>)> =
-        Vec::with_capacity(counts.len());
+    let mut arrays: Vec<(usize, Buffer, Buffer, Vec<u32>)> = Vec::with_capacity(counts.len());
     let largest = counts.last().copied().unwrap_or(0);
     let seed = 0x6a7e_0000 + largest as u64;
     // Each set's indices from the next larger one's (the same entries, in the same order, as
     // from the drawn permutation, in one pass over the sets together instead of one over the
-    // largest per set), and every source a prefix of the largest's.
-    let source: Vec<f32> = (0..largest).map(source_value).collect();
+    // largest per set). The source is read-only and each set's indices stay below its n, so
+    // one source serves every set: a set gathers from its first n elements.
+    let source = upload_f32(
+        ctx.device,
+        &(0..largest.max(1)).map(source_value).collect::<Vec<f32>>(),
+    )?;
     let drawn = permutation(largest, seed);
     for &n in counts.iter().rev() {
         ctx.seeds.insert(format!("gather_index_{n}"), seed);
         let idx = below(arrays.last().map_or(&drawn, |(.., larger)| larger), n);
-        let a = upload_f32(ctx.device, &source[..n])?;
         let i = upload_u32(ctx.device, &idx)?;
         let b = ctx.device.alloc(n * 4)?;
-        arrays.push((n, a, i, b, idx));
+        arrays.push((n, i, b, idx));
     }
     arrays.reverse();
     let names: Vec<String> = arrays
@@ -123,9 +125,9 @@ pub fn measure_gathers(
         .map(|(n, ..)| ctx.past_caches(BYTES_PER_ELEMENT * n))
         .collect();
     let measured = ctx.measure_in_rounds_past_caches(&names, &past, |k| {
-        let (n, a, i, b, _) = &arrays[k];
+        let (n, i, b, _) = &arrays[k];
         let args = [
-            Arg::Buf(a),
+            Arg::Buf(&source),
             Arg::Buf(i),
             Arg::Buf(b),
             Arg::U32(*n as u32),
@@ -136,9 +138,12 @@ pub fn measure_gathers(
             .0)
     })?;
     let mut points = Vec::with_capacity(arrays.len());
-    for ((name, m), (n, _, _, b, idx)) in names.iter().zip(&measured).zip(&arrays) {
+    // One host array for every set's check.
+    let mut out = vec![0f32; largest];
+    for ((name, m), (n, _, b, idx)) in names.iter().zip(&measured).zip(&arrays) {
         ctx.record(name, m);
-        let out = download_f32(ctx.device, b, *n)?;
+        let out = &mut out[..*n];
+        ctx.device.download(b, bytemuck::cast_slice_mut(out))?;
         let bad = (0..*n).find(|&x| out[x] != source_value(idx[x] as usize) + ADDED);
         verify(
             bad.is_none(),
