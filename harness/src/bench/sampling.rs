@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::BenchError;
-use crate::fit::stats::Summary;
+use crate::fit::stats::{median_of_sorted, Summary};
 
 /// How many repetitions to take.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,8 +149,7 @@ fn warmed_up(plan: &SamplingPlan, discarded: usize, elapsed: f64) -> bool {
 fn median_of(samples: &[f64]) -> Option<f64> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    (n > 0).then(|| 0.5 * (sorted[(n - 1) / 2] + sorted[n / 2]))
+    (!sorted.is_empty()).then(|| median_of_sorted(&sorted))
 }
 
 /// Samples each quantity takes per round of [`measure_in_rounds`], at least.
