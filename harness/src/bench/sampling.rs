@@ -60,15 +60,17 @@ impl SamplingPlan {
         }
     }
 
-    /// The quick plan: ±5 %, 6–20 samples, at most 0.3 s per quantity. A sweep's rounds go
+    /// The quick plan: ±5 %, 6–12 samples, at most 0.3 s per quantity. A sweep's rounds go
     /// on until every quantity meets its interval or one reaches its cap on samples, and on a
     /// shared machine some working set always misses ±5 %: the cap is what ends most of
-    /// them, so 20 (until 2026-11-29, 30) is what keeps `--quick` near 15 s on two cores.
+    /// them, so 12 (until 2026-11-29, 30; until 2026-12-01, 20) is what keeps `--quick`
+    /// under 15 s on two cores (PoCL on the Intel Xeon VM: 16–17 s with 20, 14–15 s with 12;
+    /// with 12 samples the median's interval is still an order-statistic 95 % one).
     pub fn quick() -> Self {
         SamplingPlan {
             warmup: 1,
             min_runs: 6,
-            max_runs: 20,
+            max_runs: 12,
             target_relative_ci: 0.05,
             max_seconds: 0.3,
             visit_warmup_seconds: VISIT_WARMUP_SECONDS,
