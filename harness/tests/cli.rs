@@ -88,6 +88,26 @@ fn spec_flags_are_refused_where_they_do_not_apply() {
 }
 
 #[test]
+fn shaped_sweeps_in_a_quick_look_are_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args([
+            "calibrate",
+            "--device",
+            "host",
+            "--quick",
+            "--shaped-sweeps",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot be used with"), "{err}");
+    assert!(!dir.path().join("calibrations").exists());
+}
+
+#[test]
 fn unknown_device_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = harness()

@@ -35,6 +35,9 @@ use crate::units::Unit;
 pub struct CalibrateOptions {
     /// A quick look: fewer samples (wider intervals), no workload-shaped sweeps.
     pub quick: bool,
+    /// Measure the sweeps shaped after the built-in workloads on a CPU device too (a GPU
+    /// always measures them outside a quick look): for series run without cold runs.
+    pub shaped_sweeps: bool,
     /// Show a progress bar on standard error.
     pub progress: bool,
     /// Set from a Ctrl-C handler to stop between measurements.
@@ -118,6 +121,21 @@ fn extend_while_stepping(
     measured
 }
 
+/// Whether a calibration measures the sweeps shaped after the built-in workloads (a cube's
+/// transpose, a square's gathering transpose, the hyperplane walks, and on the host one
+/// thread's stencil and hyperplane sweeps). Only the phases that declare those patterns read
+/// them, and without them such a phase moves by the line or the streaming rate (the
+/// validation's notes say so). A quick look leaves them out. So does a CPU device unless
+/// asked (`--shaped-sweeps`): its series make cold runs by default, which measure at each
+/// small size what these sweeps stood in for; re-assessed without them, the stored suites
+/// with cold runs lost no more than 2 points in any case and gained 36 in one
+/// (docs/decisions.md), and they took over half of a CPU calibration's time. A GPU's series
+/// make no cold runs unless asked, so a GPU measures them. The random gather sweep, a
+/// pattern any spec may declare, is not one of them.
+pub fn measures_shaped_sweeps(class: DeviceClass, options: &CalibrateOptions) -> bool {
+    !options.quick && (class == DeviceClass::Gpu || options.shaped_sweeps)
+}
+
 /// Run every microbenchmark on `device`.
 pub fn calibrate(
     device: &dyn Device,
@@ -133,9 +151,10 @@ pub fn calibrate(
     // The working sets the sweeps reach, 4× the last-level cache: the latency, transfer and
     // streaming sweeps all go as far.
     let reach = max_working_set(device);
+    let shaped = measures_shaped_sweeps(device.info().class, options);
     let sizes = sweep_sizes(reach);
     if options.progress {
-        ctx.progress = ProgressBar::new(estimated_steps(&ctx, sizes.len(), reach));
+        ctx.progress = ProgressBar::new(estimated_steps(&ctx, sizes.len(), reach, shaped));
         ctx.progress.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
@@ -195,13 +214,6 @@ pub fn calibrate(
             stages.lap("cache passes");
         }
     }
-    // A quick look leaves out the sweeps shaped after the built-in workloads (a cube's
-    // transpose, a square's gathering transpose, the hyperplane walks, and on the host one
-    // thread's stencil and hyperplane sweeps): only those workloads' phases and specs that
-    // declare those patterns read them, and without them a phase moves by the line or the
-    // streaming rate, which the validation's notes say. The random gather sweep, a pattern
-    // any spec may declare, stays.
-    let shaped = !options.quick;
     let transposes = if shaped {
         let swept = measure_transposes(&mut ctx, &streaming_sizes, TransposeShape::CubeJk)?;
         stages.lap("transposing sweep");
@@ -434,7 +446,12 @@ const GAP_SWEEPS: [(Pattern, Direction); 3] = [
 
 /// The quantities a calibration records (one step of its progress bar each), counted from
 /// the same sizes the stages sweep.
-fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -> u64 {
+fn estimated_steps(
+    ctx: &BenchContext<'_>,
+    latency_sizes: usize,
+    reach: usize,
+    shaped: bool,
+) -> u64 {
     let gap_points = |p: Pattern| crate::bench::gaps::executor_counts(ctx, p).len();
     let gaps: usize = GAP_SWEEPS.iter().map(|&(p, _)| gap_points(p)).sum();
     let transfers =
@@ -449,24 +466,24 @@ fn estimated_steps(ctx: &BenchContext<'_>, latency_sizes: usize, reach: usize) -
     };
     let bandwidth = StreamKernel::ALL.len() * (streaming.len() + cached);
     // Each side of the shaped sweeps' working sets: the stencil once, the hyperplane walk in
-    // both orders.
-    // None in a quick look.
-    let sides = if ctx.quick {
-        0
-    } else {
+    // both orders; none where they are not measured.
+    let sides = if shaped {
         crate::bench::stencil::side_steps(false).len()
+    } else {
+        0
     };
-    let shaped = streaming.len() * sides;
+    let shaped_steps = streaming.len() * sides;
     let host = ctx.device.info().backend == BackendKind::Host;
     // On the host, one thread's copy, triad, strided read, stencil and hyperplane sweeps;
     // elsewhere the device's hyperplane sweep.
     let after = if host {
-        2 * streaming.len() + gap_points(Pattern::Strided) + shaped + 2 * shaped
+        2 * streaming.len() + gap_points(Pattern::Strided) + 3 * shaped_steps
     } else {
-        2 * shaped
+        2 * shaped_steps
     };
-    // The transposing and gathering sweeps (not in a quick look) and the random gather sweep.
-    let swept = if ctx.quick { 1 } else { 3 } * streaming.len();
+    // The transposing and gathering sweeps (where shaped sweeps run) and the random gather
+    // sweep.
+    let swept = if shaped { 3 } else { 1 } * streaming.len();
     // Launch overhead and its sequence, the latency sweep, the write latency, the gaps, the
     // three operation chains, transfers, the streaming sweep, the three sweeps above,
     // BabelStream.
@@ -639,5 +656,34 @@ mod tests {
         let quick = one_thread(&mut ctx, &[64 << 10], &[], false, &mut stages).expect("measured");
         assert!(quick.stencil.is_none() && quick.hyperplanes.is_none());
         assert_eq!(stages.laps.len(), 1, "{:?}", stages.laps.len());
+    }
+
+    #[test]
+    fn a_cpu_measures_the_shaped_sweeps_only_when_asked_and_a_quick_look_never() {
+        let options = |quick, shaped_sweeps| CalibrateOptions {
+            quick,
+            shaped_sweeps,
+            ..Default::default()
+        };
+        assert!(measures_shaped_sweeps(
+            DeviceClass::Gpu,
+            &options(false, false)
+        ));
+        assert!(!measures_shaped_sweeps(
+            DeviceClass::Gpu,
+            &options(true, false)
+        ));
+        assert!(!measures_shaped_sweeps(
+            DeviceClass::Cpu,
+            &options(false, false)
+        ));
+        assert!(measures_shaped_sweeps(
+            DeviceClass::Cpu,
+            &options(false, true)
+        ));
+        assert!(!measures_shaped_sweeps(
+            DeviceClass::Cpu,
+            &options(true, true)
+        ));
     }
 }

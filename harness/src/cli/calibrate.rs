@@ -68,6 +68,7 @@ fn save_or_rescue(
 pub(super) fn calibrate_command(
     selector: Option<DeviceSelector>,
     quick: bool,
+    shaped_sweeps: bool,
     json: bool,
     compare_with: Option<PathBuf>,
     output_dir: PathBuf,
@@ -115,6 +116,7 @@ pub(super) fn calibrate_command(
     );
     let options = CalibrateOptions {
         quick,
+        shaped_sweeps,
         progress: !json,
         interrupted,
     };

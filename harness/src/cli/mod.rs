@@ -175,6 +175,13 @@ enum Command {
         /// declare those patterns then move by the line or streaming rate.
         #[arg(long)]
         quick: bool,
+        /// On a CPU device, measure the sweeps shaped after the built-in workloads too
+        /// (transposing, gathering, hyperplane; one thread's stencil and hyperplane sweeps on
+        /// the host), which a CPU's full calibration leaves out: its series' cold runs measure
+        /// what they stood in for. Ask for them to validate with `--cold-runs 0`. A GPU
+        /// always measures them, except with --quick.
+        #[arg(long, conflicts_with = "quick")]
+        shaped_sweeps: bool,
         /// Print the calibration file to standard output instead of the summary table.
         #[arg(long)]
         json: bool,
@@ -522,11 +529,20 @@ pub fn run() -> Result<()> {
         Command::Calibrate {
             device,
             quick,
+            shaped_sweeps,
             json,
             compare,
             output_dir,
             output,
-        } => calibrate_command(device, quick, json, compare, output_dir, output),
+        } => calibrate_command(
+            device,
+            quick,
+            shaped_sweeps,
+            json,
+            compare,
+            output_dir,
+            output,
+        ),
         Command::Compare {
             before,
             after,

@@ -224,6 +224,20 @@ impl Default for DeviceFacts {
 }
 
 impl DeviceFacts {
+    /// Whether the calibration measured any of the sweeps shaped after the built-in
+    /// workloads (transposing, gathering, hyperplane, one thread's stencil and hyperplane):
+    /// a quick look, and a CPU's full calibration unless asked, measure none.
+    pub fn has_shaped_sweeps(&self) -> bool {
+        let walks = |h: &HyperplaneRates| !(h.ascending.is_empty() && h.descending.is_empty());
+        !self.transposes.is_empty()
+            || !self.gathers.is_empty()
+            || walks(&self.hyperplanes)
+            || self
+                .one_thread
+                .as_ref()
+                .is_some_and(|o| !o.stencils.is_empty() || walks(&o.hyperplanes))
+    }
+
     /// The level a working set of `bytes` lives in: the first of [`Self::levels`] that
     /// reaches it.
     pub fn level_of(&self, bytes: u64) -> String {

@@ -185,6 +185,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
         );
         out.push_str(&t.render());
     }
+    if let Some(line) = shaped_sweeps_line(c) {
+        out.push_str(&line);
+    }
     if let Some((t, strided)) = one_thread_table(c) {
         out.push_str(
             "\nthe same on one thread, GB/s (every launch on the launching thread alone: what a host twin that is one loop meets)\n",
@@ -262,6 +265,28 @@ fn pattern_table(c: &Calibration) -> Option<Table> {
 
 /// One thread's copy and triad per level beside the device's, and a line on one thread's
 /// strided read sweep, where the calibration measured them (the host).
+/// Where a CPU's calibration (or a quick look) measured none of the sweeps shaped after the
+/// built-in workloads: which they are and how to get them.
+fn shaped_sweeps_line(c: &Calibration) -> Option<String> {
+    let one_thread = c
+        .one_thread
+        .as_ref()
+        .is_some_and(|o| o.stencil.is_some() || o.hyperplanes.is_some());
+    let any = c.transposes.is_some() || c.gathers.is_some() || c.hyperplanes.is_some();
+    let gpu = c.device.class == crate::backend::DeviceClass::Gpu;
+    if any || one_thread || (gpu && !c.provenance.quick) {
+        return None;
+    }
+    Some(format!(
+        "not measured: the sweeps shaped after the built-in workloads (transpose, transpose-read, hyperplane; on the host one thread's stencil): {}; `calibrate --shaped-sweeps` measures them, for series run with `--cold-runs 0`\n",
+        if c.provenance.quick {
+            "a quick look leaves them out"
+        } else {
+            "a CPU's full calibration leaves them out, its series' cold runs standing in for them"
+        }
+    ))
+}
+
 pub fn one_thread_table(c: &Calibration) -> Option<(Table, String)> {
     let one = c.one_thread.as_ref()?;
     let gbps = |v: Option<f64>| opt(v.map(|g| sig(g, 3)));

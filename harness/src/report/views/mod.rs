@@ -103,6 +103,32 @@ mod tests {
     }
 
     #[test]
+    fn the_calibration_summary_says_where_the_shaped_sweeps_were_left_out() {
+        let mut c = test_fixture();
+        let says = |c: &crate::calibration::Calibration| {
+            calibration_summary(c).contains("`calibrate --shaped-sweeps` measures them")
+        };
+        c.transposes = None;
+        c.gathers = None;
+        c.hyperplanes = None;
+        if let Some(o) = c.one_thread.as_mut() {
+            o.stencil = None;
+            o.hyperplanes = None;
+        }
+        assert_eq!(c.device.class, crate::backend::DeviceClass::Cpu);
+        assert!(says(&c), "{}", calibration_summary(&c));
+        assert!(calibration_summary(&c).contains("a CPU's full calibration leaves them out"));
+        // A GPU's full calibration measures them: a file without them is an old one.
+        c.device.class = crate::backend::DeviceClass::Gpu;
+        assert!(!says(&c));
+        c.provenance.quick = true;
+        assert!(calibration_summary(&c).contains("a quick look leaves them out"));
+        // With any of them measured, nothing to say.
+        c.hyperplanes = Some(crate::calibration::test_hyperplanes(&[(65, 1.0, 1.0)]));
+        assert!(!says(&c));
+    }
+
+    #[test]
     fn the_calibration_summary_shows_one_threads_rates_where_measured() {
         let mut c = test_fixture();
         assert!(!calibration_summary(&c).contains("on one thread"));

@@ -546,14 +546,26 @@ pub fn calibrated_forecast(
         })
         .collect();
     if !choice.accepted.is_empty() {
+        // A calibration without any shaped sweep (a quick look, a CPU's full calibration
+        // unless asked) says how to get them; one with them lacks only where the phase ran.
+        let none = "which this calibration did not sweep (`calibrate --shaped-sweeps` measures it)";
+        let shaped = device.has_shaped_sweeps();
         for (pattern, why) in [
             (
                 "stencil",
-                "which this calibration did not sweep where it ran (the stencil sweep runs on one thread alone)",
+                if shaped {
+                    "which this calibration did not sweep where it ran (the stencil sweep runs on one thread alone)"
+                } else {
+                    none
+                },
             ),
             (
                 "hyperplane",
-                "which this calibration did not sweep where it ran",
+                if shaped {
+                    "which this calibration did not sweep where it ran"
+                } else {
+                    none
+                },
             ),
         ] {
             let names: Vec<&str> = unswept

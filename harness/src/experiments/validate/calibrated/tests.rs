@@ -685,4 +685,23 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
         note.contains("triad declares stencil, which this calibration did not sweep where it ran"),
         "{note}"
     );
+    // A calibration with no shaped sweep at all (a CPU's full calibration unless asked)
+    // says how to get one.
+    let mut bare = facts.clone();
+    bare.transposes.clear();
+    bare.gathers.clear();
+    bare.hyperplanes = Default::default();
+    bare.one_thread = Some(crate::fit::window::OneThreadRates {
+        streaming: facts.streaming.clone(),
+        ..Default::default()
+    });
+    assert!(!bare.has_shaped_sweeps() && facts.has_shaped_sweeps());
+    let (window, _) = calibrated_forecast(&stencil, &alone, &bare, target, None);
+    let note = window.note.expect("a note");
+    assert!(
+        note.contains(
+            "triad declares stencil, which this calibration did not sweep (`calibrate --shaped-sweeps` measures it)"
+        ),
+        "{note}"
+    );
 }
