@@ -62,6 +62,47 @@ fn declared_target_amounts(
         .collect()
 }
 
+/// The notes for declared grid walks the calibration has no sweep for (`unswept`): a
+/// stencil sweep runs on the host's one thread alone, so a stencil elsewhere has none; a
+/// CPU's calibration that left every workload-shaped sweep out (its full calibration unless
+/// asked, or a quick look) says how to get them where one would apply.
+fn unswept_notes(series: &Series, device: &DeviceFacts, unswept: &[(&str, Access)]) -> Vec<String> {
+    let alone: Vec<&str> = series.points.iter().flat_map(one_thread_phases).collect();
+    let left_out =
+        series.device.class == crate::backend::DeviceClass::Cpu && !device.has_shaped_sweeps();
+    let hint = "which this calibration did not sweep (`calibrate --shaped-sweeps` measures it)";
+    let mut groups: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for &(name, access) in unswept {
+        let pattern = if access.name().starts_with("stencil") {
+            "stencil"
+        } else if access.name().starts_with("hyperplane") {
+            "hyperplane"
+        } else {
+            continue;
+        };
+        let why = match pattern {
+            "stencil" if left_out && alone.contains(&name) => hint,
+            "stencil" => "which this calibration did not sweep where it ran (the stencil sweep runs on one thread alone)",
+            _ if left_out => hint,
+            _ => "which this calibration did not sweep where it ran",
+        };
+        match groups.iter_mut().find(|g| g.0 == pattern && g.1 == why) {
+            Some(g) => g.2.push(name),
+            None => groups.push((pattern, why, vec![name])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(pattern, why, names)| {
+            format!(
+                "{} declare{} {pattern}, {why}: moved as streaming",
+                names.join(", "),
+                if names.len() == 1 { "s" } else { "" }
+            )
+        })
+        .collect()
+}
+
 /// The kernel phases of `point` whose every launch ran on one thread (a host twin that is one
 /// loop): they move between levels at one thread's rates (docs/models.md §2.4).
 fn one_thread_phases(point: &SeriesPoint) -> impl Iterator<Item = &str> {
@@ -546,41 +587,7 @@ pub fn calibrated_forecast(
         })
         .collect();
     if !choice.accepted.is_empty() {
-        // A calibration without any shaped sweep (a quick look, a CPU's full calibration
-        // unless asked) says how to get them; one with them lacks only where the phase ran.
-        let none = "which this calibration did not sweep (`calibrate --shaped-sweeps` measures it)";
-        let shaped = device.has_shaped_sweeps();
-        for (pattern, why) in [
-            (
-                "stencil",
-                if shaped {
-                    "which this calibration did not sweep where it ran (the stencil sweep runs on one thread alone)"
-                } else {
-                    none
-                },
-            ),
-            (
-                "hyperplane",
-                if shaped {
-                    "which this calibration did not sweep where it ran"
-                } else {
-                    none
-                },
-            ),
-        ] {
-            let names: Vec<&str> = unswept
-                .iter()
-                .filter(|(_, a)| a.name().starts_with(pattern))
-                .map(|p| p.0)
-                .collect();
-            if !names.is_empty() {
-                notes.push(format!(
-                    "{} declare{} {pattern}, {why}: moved as streaming",
-                    names.join(", "),
-                    if names.len() == 1 { "s" } else { "" }
-                ));
-            }
-        }
+        notes.extend(unswept_notes(series, device, &unswept));
     }
     // The kernel phases whose cold runs move every accepted size (a target in device
     // memory): measured there, not moved by the rates.
