@@ -65,15 +65,50 @@ fn save_or_rescue(
     bail!("{e}; it could not be saved elsewhere either, so it is printed on standard output");
 }
 
-pub(super) fn calibrate_command(
-    selector: Option<DeviceSelector>,
-    quick: bool,
-    shaped_sweeps: bool,
-    json: bool,
-    compare_with: Option<PathBuf>,
-    output_dir: PathBuf,
-    output: Option<PathBuf>,
-) -> Result<()> {
+/// The options of `harness calibrate`.
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Device: an index from `harness devices`, a backend (cuda, opencl, host) or part
+    /// of a name. Default: the best device found.
+    #[arg(long, short, value_name = "SEL")]
+    pub device: Option<DeviceSelector>,
+    /// A first look: fewer samples at the same sizes, with wider intervals, and none of
+    /// the sweeps shaped after the built-in workloads (transposing, gathering,
+    /// hyperplane; one thread's stencil and hyperplane sweeps on the host). Phases that
+    /// declare those patterns then move by the line or streaming rate.
+    #[arg(long)]
+    pub quick: bool,
+    /// On a CPU device, measure the sweeps shaped after the built-in workloads too
+    /// (transposing, gathering, hyperplane; one thread's stencil and hyperplane sweeps on
+    /// the host), which a CPU's full calibration leaves out: its series' cold runs measure
+    /// what they stood in for. Ask for them to validate with `--cold-runs 0`. A GPU
+    /// always measures them, except with --quick.
+    #[arg(long, conflicts_with = "quick")]
+    pub shaped_sweeps: bool,
+    /// Print the calibration file to standard output instead of the summary table.
+    #[arg(long)]
+    pub json: bool,
+    /// Put an earlier calibration beside this one, parameter by parameter.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+    /// Folder for the calibration file.
+    #[arg(long, value_name = "DIR", default_value = "calibrations")]
+    pub output_dir: PathBuf,
+    /// Write to this file instead of <output-dir>/<device-slug>.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub(super) fn calibrate_command(args: CalibrateArgs) -> Result<()> {
+    let CalibrateArgs {
+        device: selector,
+        quick,
+        shaped_sweeps,
+        json,
+        compare: compare_with,
+        output_dir,
+        output,
+    } = args;
     // Read the comparison file and check the output first: a bad path should fail before
     // minutes of measuring.
     let before = compare_with.as_deref().map(Calibration::load).transpose()?;

@@ -164,37 +164,7 @@ enum Command {
     /// every raw sample. The file is written atomically; Ctrl-C stops without leaving one.
     /// The output folder is checked before measuring, and one run per device and folder
     /// measures at a time (a second fails at once; the lock is <folder>/.<device>.lock).
-    Calibrate {
-        /// Device: an index from `harness devices`, a backend (cuda, opencl, host) or part
-        /// of a name. Default: the best device found.
-        #[arg(long, short, value_name = "SEL")]
-        device: Option<DeviceSelector>,
-        /// A first look: fewer samples at the same sizes, with wider intervals, and none of
-        /// the sweeps shaped after the built-in workloads (transposing, gathering,
-        /// hyperplane; one thread's stencil and hyperplane sweeps on the host). Phases that
-        /// declare those patterns then move by the line or streaming rate.
-        #[arg(long)]
-        quick: bool,
-        /// On a CPU device, measure the sweeps shaped after the built-in workloads too
-        /// (transposing, gathering, hyperplane; one thread's stencil and hyperplane sweeps on
-        /// the host), which a CPU's full calibration leaves out: its series' cold runs measure
-        /// what they stood in for. Ask for them to validate with `--cold-runs 0`. A GPU
-        /// always measures them, except with --quick.
-        #[arg(long, conflicts_with = "quick")]
-        shaped_sweeps: bool,
-        /// Print the calibration file to standard output instead of the summary table.
-        #[arg(long)]
-        json: bool,
-        /// Put an earlier calibration beside this one, parameter by parameter.
-        #[arg(long, value_name = "FILE")]
-        compare: Option<PathBuf>,
-        /// Folder for the calibration file.
-        #[arg(long, value_name = "DIR", default_value = "calibrations")]
-        output_dir: PathBuf,
-        /// Write to this file instead of <output-dir>/<device-slug>.json.
-        #[arg(long, short, value_name = "FILE")]
-        output: Option<PathBuf>,
-    },
+    Calibrate(calibrate::CalibrateArgs),
     /// Run a validation workload once at one size and print its phase table.
     ///
     /// Workloads: vadd, triad, jacobi2d, sor, sor-rb, adi, lu-ssor, line-solve — or the path
@@ -526,23 +496,7 @@ pub fn run() -> Result<()> {
         Command::Devices { json } => devices(json),
         Command::Maxplus(args) => maxplus::maxplus_command(args),
         Command::ValidateMaxplus(args) => maxplus::validate_maxplus_command(args),
-        Command::Calibrate {
-            device,
-            quick,
-            shaped_sweeps,
-            json,
-            compare,
-            output_dir,
-            output,
-        } => calibrate_command(
-            device,
-            quick,
-            shaped_sweeps,
-            json,
-            compare,
-            output_dir,
-            output,
-        ),
+        Command::Calibrate(args) => calibrate_command(args),
         Command::Compare {
             before,
             after,
