@@ -665,25 +665,16 @@ mod tests {
             shaped_sweeps,
             ..Default::default()
         };
-        assert!(measures_shaped_sweeps(
-            DeviceClass::Gpu,
-            &options(false, false)
-        ));
-        assert!(!measures_shaped_sweeps(
-            DeviceClass::Gpu,
-            &options(true, false)
-        ));
-        assert!(!measures_shaped_sweeps(
-            DeviceClass::Cpu,
-            &options(false, false)
-        ));
-        assert!(measures_shaped_sweeps(
-            DeviceClass::Cpu,
-            &options(false, true)
-        ));
-        assert!(!measures_shaped_sweeps(
-            DeviceClass::Cpu,
-            &options(true, true)
-        ));
+        // (class, --quick, --shaped-sweeps, measured)
+        for (class, quick, asked, want) in [
+            (DeviceClass::Gpu, false, false, true),
+            (DeviceClass::Gpu, true, false, false),
+            (DeviceClass::Cpu, false, false, false),
+            (DeviceClass::Cpu, false, true, true),
+            (DeviceClass::Cpu, true, true, false),
+        ] {
+            let got = measures_shaped_sweeps(class, &options(quick, asked));
+            assert_eq!(got, want, "{class:?}, quick {quick}, asked {asked}");
+        }
     }
 }
