@@ -38,16 +38,31 @@ fn main() {
     if !has_icd {
         println!("cargo:rustc-cfg=no_opencl_runtime");
     }
-    println!("cargo:rerun-if-changed=../.git/HEAD");
-    println!("cargo:rerun-if-changed=../.git/refs");
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    if let Some(commit) = commit {
-        println!("cargo:rustc-env=HARNESS_GIT_COMMIT={commit}");
+    // The commit, marked `-dirty` where tracked files differ from it (a calibration made by
+    // a build with uncommitted changes must not claim the commit's code): so this runs again
+    // when the commit, the index or any source the binary is built from changes.
+    for path in [
+        "../.git/HEAD",
+        "../.git/refs",
+        "../.git/index",
+        "src",
+        "../kernels",
+    ] {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    if let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) {
+        let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+            .is_some_and(|changes| !changes.is_empty());
+        let suffix = if dirty { "-dirty" } else { "" };
+        println!("cargo:rustc-env=HARNESS_GIT_COMMIT={commit}{suffix}");
     }
 }
 

@@ -173,7 +173,8 @@ impl CalibratedParameters {
 pub struct Provenance {
     /// Harness version.
     pub harness_version: String,
-    /// Git commit the harness was built from, where known.
+    /// Git commit the harness was built from, where known; `-dirty` after it where the build
+    /// had uncommitted changes to tracked files.
     pub git_commit: String,
     /// When the calibration ran (UTC, RFC 3339).
     pub date: String,
