@@ -177,6 +177,16 @@ fn check_quick_leaves_out_the_shaped_sweeps(c: &Calibration) {
         .as_ref()
         .expect("the random gather sweep ran");
     assert!(!random.points.is_empty());
+    // It gathers up to the first working set past twice the largest cache, not beyond (a
+    // working set is 12 bytes an element, rounded down).
+    if let Some(cache) = c.device.l2_bytes {
+        let beyond = random
+            .points
+            .iter()
+            .filter(|p| p.working_set_bytes as u64 + 12 > 2 * cache)
+            .count();
+        assert!(beyond <= 1, "{random:?}");
+    }
     assert!(c
         .provenance
         .stage_seconds
