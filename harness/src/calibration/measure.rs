@@ -136,9 +136,9 @@ pub fn measures_shaped_sweeps(class: DeviceClass, options: &CalibrateOptions) ->
     !options.quick && (class == DeviceClass::Gpu || options.shaped_sweeps)
 }
 
-/// The working sets of the random gather sweep, one thread's streaming sweep on the host and
-/// (the last one) the transfers' reach: the streaming sweep's, or in a quick look those up to
-/// the first that lies past the caches (`past_caches`). Their larger sets cost most of their
+/// The working sets of the random gather sweep and of one thread's streaming sweep on the
+/// host: the streaming sweep's, or in a quick look those up to the first that lies past the
+/// caches (`past_caches`), which then also bounds the transfers. Their larger sets cost most of their
 /// time (one thread gathering 256 MiB takes a third of a second a launch: 2.5 of a
 /// quick look's 17 s on the 2-core Intel Xeon VM, with the 128 MiB set), and a quick look's
 /// device memory is then that one set's rate: a target past it reads it (the sweep's end).
@@ -204,7 +204,11 @@ pub fn calibrate(
     stages.lap("operations");
     let streaming_sizes = bandwidth_sizes(reach);
     let paced = quick_sizes(&streaming_sizes, options.quick, |b| ctx.past_caches(b));
-    let transfer_fits = transfers(&mut ctx, paced.last().copied().unwrap_or(reach))?;
+    let transfer_reach = match paced.last() {
+        Some(&last) if options.quick => last,
+        _ => reach,
+    };
+    let transfer_fits = transfers(&mut ctx, transfer_reach)?;
     stages.lap("transfers");
     let latency_levels = levels(&sweep, clock);
     let mut bandwidth = measure_bandwidth(&mut ctx, &streaming_sizes, &latency_levels)?;
