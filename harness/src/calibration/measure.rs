@@ -21,7 +21,8 @@ use crate::bench::gather::measure_gathers;
 use crate::bench::hyperplane::measure_hyperplanes;
 use crate::bench::kernels::Pattern;
 use crate::bench::latency::{
-    levels, memory_working_set, read_latency_at, sweep_sizes, write_latency_at, Chase,
+    levels, memory_working_set, read_latency_at, read_latency_keeping_ring, sweep_sizes,
+    write_latency_at, write_latency_on, Chase,
 };
 use crate::bench::ops::measure_ops;
 use crate::bench::stencil::measure_stencil;
@@ -179,21 +180,32 @@ pub fn calibrate(
     let clock_at_start = device.running_clock_mhz()?;
     let overhead = launch_overhead(&mut ctx)?;
     stages.lap("launch overhead");
+    // T is read at the memory working set, on the ring the sweep chased there (built once).
+    let memory_ws = memory_working_set(&sizes, device.info().l2_bytes).unwrap_or(sizes[0]);
     let mut sweep = Vec::with_capacity(sizes.len());
+    let mut memory_ring = None;
     for &bytes in &sizes {
-        sweep.push(read_latency_at(&mut ctx, bytes)?);
+        if bytes == memory_ws {
+            let (point, ring) = read_latency_keeping_ring(&mut ctx, bytes)?;
+            sweep.push(point);
+            memory_ring = Some(ring);
+        } else {
+            sweep.push(read_latency_at(&mut ctx, bytes)?);
+        }
     }
     stages.lap("read latency sweep");
     let clock_at_end = device.running_clock_mhz()?;
     let info = device.info();
     let (clock, clock_source) = clock_reading(clock_at_start, clock_at_end, info.clock_mhz);
-    let memory_ws = memory_working_set(&sizes, info.l2_bytes).unwrap_or(sizes[0]);
     let t_point = sweep
         .iter()
         .find(|p| p.working_set_bytes == memory_ws)
         .cloned()
         .unwrap_or_else(|| sweep[sweep.len() - 1].clone());
-    let write = write_latency_at(&mut ctx, memory_ws)?;
+    let write = match memory_ring.take() {
+        Some(ring) => write_latency_on(&mut ctx, &ring)?,
+        None => write_latency_at(&mut ctx, memory_ws)?,
+    };
     stages.lap("write latency");
     let mut gaps = Vec::new();
     for (pattern, direction) in GAP_SWEEPS {
