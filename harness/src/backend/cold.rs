@@ -20,7 +20,9 @@
 //! reports ([`Eviction`]): on a CPU device (the host backend, an OpenCL CPU runtime) the host
 //! does it, one word per 64-byte line, as device memory and its caches are the host's; on a
 //! GPU, whose L2 the host does not reach, a kernel on the device does it
-//! (`kernels/evict.kern`), one word per 32-byte sector, the L2's unit of transfer.
+//! (`kernels/evict.kern`), one word per 32-byte sector, the L2's unit of transfer. To compare,
+//! a CPU device may instead flush the lines of each such launch's own buffers
+//! ([`Eviction::Flush`]), done at the launch, the first call that names them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -43,6 +45,9 @@ pub enum Eviction {
     /// A kernel writes over a device buffer (`kernels/evict.kern`): a GPU's L2, which the
     /// host does not reach.
     Device,
+    /// The host flushes the lines of the launch's own buffers from every cache level
+    /// (`clflush`): a CPU device's memory is the host's.
+    Flush,
 }
 
 impl Eviction {
@@ -57,6 +62,7 @@ impl Eviction {
 
 /// What empties the caches, with what it writes over.
 enum Scratch {
+    Flush,
     Host(Mutex<Vec<u64>>),
     Device(Box<DeviceScratch>),
 }
@@ -81,6 +87,8 @@ pub struct ColdCaches<'d> {
     since: AtomicU64,
     scratch: Scratch,
     evictions: AtomicU64,
+    /// A flush is due before the next launch (its buffers are known only then).
+    flush_due: std::sync::atomic::AtomicBool,
 }
 
 impl<'d> ColdCaches<'d> {
@@ -105,6 +113,7 @@ impl<'d> ColdCaches<'d> {
     ) -> Result<Self, BackendError> {
         let bytes = eviction_bytes(device.info());
         let scratch = match eviction {
+            Eviction::Flush => Scratch::Flush,
             Eviction::Host => Scratch::Host(Mutex::new(vec![0; (bytes / 8) as usize])),
             Eviction::Device => {
                 let sectors = u32::try_from(bytes / (4 * SECTOR_WORDS as u64)).unwrap_or(u32::MAX);
@@ -126,6 +135,7 @@ impl<'d> ColdCaches<'d> {
             since: AtomicU64::new(u64::MAX),
             scratch,
             evictions: AtomicU64::new(0),
+            flush_due: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -145,6 +155,7 @@ impl<'d> ColdCaches<'d> {
     /// Who empties the caches.
     pub fn eviction(&self) -> Eviction {
         match self.scratch {
+            Scratch::Flush => Eviction::Flush,
             Scratch::Host(_) => Eviction::Host,
             Scratch::Device(_) => Eviction::Device,
         }
@@ -153,6 +164,10 @@ impl<'d> ColdCaches<'d> {
     fn evict(&self) -> Result<(), BackendError> {
         let round = self.evictions.load(Ordering::Relaxed).wrapping_add(1);
         match &self.scratch {
+            Scratch::Flush => {
+                self.flush_due.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
             Scratch::Host(scratch) => {
                 let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
                 // One word per 64-byte line, each a new value, so that every line is fetched
@@ -252,6 +267,20 @@ impl Device for ColdCaches<'_> {
         launch: &Launch,
         args: &[Arg<'_>],
     ) -> Result<Seconds, BackendError> {
+        if self.flush_due.swap(false, Ordering::Relaxed) {
+            for a in args {
+                if let Arg::Buf(b) = a {
+                    if !self.device.flush_from_caches(b)? {
+                        return Err(BackendError::BadArguments {
+                            kernel: kernel.to_string(),
+                            detail: "this device cannot flush its buffers from the caches".into(),
+                        });
+                    }
+                }
+            }
+            let round = self.evictions.load(Ordering::Relaxed).wrapping_add(1);
+            self.evictions.store(round, Ordering::Relaxed);
+        }
         self.device.launch(program, kernel, launch, args)
     }
 
@@ -367,6 +396,64 @@ mod tests {
         let list = discover();
         match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
             Ok(index) => check_device_eviction(list.devices[index].as_ref()),
+            Err(e) => {
+                assert!(
+                    std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
+                    "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
+                );
+                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+            }
+        }
+    }
+
+    /// A flush eviction on `device`: due at the launch that begins a sweep, done at that
+    /// launch on its own buffers (the only ones it names), which keep their contents.
+    fn check_flush_eviction(device: &dyn Device) {
+        let cold = ColdCaches::with_eviction(device, 1000, Eviction::Flush).unwrap();
+        assert_eq!(cold.eviction(), Eviction::Flush);
+        let words: Vec<u32> = (0..64).collect();
+        let buf = crate::backend::upload_u32(device, &words).unwrap();
+        assert!(
+            device.flush_from_caches(&buf).unwrap(),
+            "a CPU device flushes"
+        );
+        assert_eq!(
+            crate::backend::download_u32(device, &buf, 64).unwrap(),
+            words
+        );
+        cold.before_launch(10).unwrap();
+        assert_eq!(cold.evictions(), 0, "due: the launch names its buffers");
+        let program = cold.compile(&program()).unwrap();
+        // The eviction kernel as the launch: one sector of 8 words, round 5.
+        let args = [Arg::Buf(&buf), Arg::U32(1), Arg::U32(8), Arg::U32(5)];
+        cold.launch(&program, "evict", &Launch::linear(1, 1), &args)
+            .unwrap();
+        assert_eq!(cold.evictions(), 1);
+        let after = crate::backend::download_u32(device, &buf, 64).unwrap();
+        assert_eq!(after[0], 5, "the launch ran on the flushed buffer");
+        assert_eq!(after[1..], words[1..]);
+        // Within the sweep: no flush before the next launch.
+        cold.before_launch(10).unwrap();
+        cold.launch(&program, "evict", &Launch::linear(1, 1), &args)
+            .unwrap();
+        assert_eq!(cold.evictions(), 1);
+    }
+
+    #[test]
+    fn a_flush_eviction_flushes_the_launchs_own_buffers_on_the_host() {
+        check_flush_eviction(&HostDevice::new());
+    }
+
+    #[test]
+    #[cfg_attr(
+        no_opencl_runtime,
+        ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+    )]
+    fn a_flush_eviction_flushes_the_launchs_own_buffers_on_opencl() {
+        use crate::backend::{discover, select, BackendKind, DeviceSelector};
+        let list = discover();
+        match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
+            Ok(index) => check_flush_eviction(list.devices[index].as_ref()),
             Err(e) => {
                 assert!(
                     std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),

@@ -462,6 +462,16 @@ impl Device for HostDevice {
         Ok(Seconds(elapsed))
     }
 
+    fn flush_from_caches(&self, buf: &Buffer) -> Result<bool, BackendError> {
+        let len = buf.len_bytes();
+        let mem = host_memory(buf, len, "flush")?;
+        // SAFETY: `acquire` succeeded, so the buffer's `len` bytes stay mapped and no launch
+        // holds them; flushing a line leaves its contents as they are.
+        let flushed = unsafe { super::flush_lines(mem.as_ptr(), len) };
+        mem.release();
+        Ok(flushed)
+    }
+
     fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
         let mem = host_memory(buf, out.len(), "download")?;
         let start = Instant::now();

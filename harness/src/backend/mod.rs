@@ -412,6 +412,14 @@ pub trait Device: Send + Sync {
         Ok(())
     }
 
+    /// Write back and drop every line of `buf` from the caches, so that the next launch finds
+    /// it in device memory: `Ok(true)` where the device did (a CPU device, whose memory and
+    /// caches are the host's), `Ok(false)` where it cannot (a GPU, whose caches the host does
+    /// not reach).
+    fn flush_from_caches(&self, _buf: &Buffer) -> Result<bool, BackendError> {
+        Ok(false)
+    }
+
     /// A work-group size suited to this device for simple 1-D kernels.
     fn preferred_group_size(&self) -> usize {
         self.info().max_group_size.clamp(1, 256)
@@ -421,6 +429,35 @@ pub trait Device: Send + Sync {
     /// `None` where the API offers no cycle counter (OpenCL, host).
     fn running_clock_mhz(&self) -> Result<Option<f64>, BackendError> {
         Ok(None)
+    }
+}
+
+/// Write back and drop from every cache level the 64-byte lines of `len` bytes from `ptr`
+/// (`clflush` each, then a fence): `false` off x86-64, where nothing was flushed.
+///
+/// # Safety
+/// `ptr .. ptr + len` must be mapped memory for the whole call.
+pub unsafe fn flush_lines(ptr: *const u8, len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_clflush, _mm_mfence};
+        let start = ptr as usize & !63;
+        let end = ptr as usize + len;
+        let mut line = start;
+        while line < end {
+            // SAFETY: the caller keeps the range mapped; `clflush` needs SSE2, which every
+            // x86-64 processor has.
+            unsafe { _mm_clflush(line as *const u8) };
+            line += 64;
+        }
+        // SAFETY: a fence has no operands.
+        unsafe { _mm_mfence() };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (ptr, len);
+        false
     }
 }
 

@@ -364,6 +364,41 @@ impl Device for OpenClDevice {
         Self::event_seconds(&event, kernel)
     }
 
+    fn flush_from_caches(&self, buf: &Buffer) -> Result<bool, BackendError> {
+        // A GPU's caches are its own; only a CPU device's memory is the host's.
+        if self.info.class != DeviceClass::Cpu || buf.len_bytes() == 0 {
+            return Ok(false);
+        }
+        let mem = cl_memory(buf)?;
+        let buffer = mem.buffer.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mapped: cl_mem = std::ptr::null_mut();
+        // SAFETY: a blocking map of the whole buffer for reading; the pointer is used only
+        // until the unmap below, which is waited for.
+        unsafe {
+            self.queue
+                .enqueue_map_buffer(
+                    &buffer,
+                    CL_BLOCKING,
+                    opencl3::memory::CL_MAP_READ,
+                    0,
+                    buf.len_bytes(),
+                    &mut mapped,
+                    &[],
+                )
+                .map_err(|e| api_err("clEnqueueMapBuffer", e))?;
+        }
+        // SAFETY: the mapping covers the buffer's bytes until it is unmapped.
+        let flushed = unsafe { super::flush_lines(mapped as *const u8, buf.len_bytes()) };
+        // SAFETY: the pointer the map returned, unmapped once.
+        unsafe {
+            self.queue
+                .enqueue_unmap_mem_object(buffer.get(), mapped, &[])
+                .map_err(|e| api_err("clEnqueueUnmapMemObject", e))?;
+        }
+        self.queue.finish().map_err(|e| api_err("clFinish", e))?;
+        Ok(flushed)
+    }
+
     fn preferred_group_size(&self) -> usize {
         match self.info.class {
             DeviceClass::Gpu => self.info.max_group_size.clamp(1, 256),

@@ -135,15 +135,16 @@ impl SeriesOptions {
     }
 }
 
-/// Who empties the caches before a cold run, where `HARNESS_COLD_EVICTION` says (`host` or
-/// `device`: to compare the two on a CPU device, whose caches both reach); else the
+/// Who empties the caches before a cold run, where `HARNESS_COLD_EVICTION` says (`host`,
+/// `device` or `flush`: to compare them on a CPU device, whose caches each reach); else the
 /// device's own (docs/measurement.md, step 6).
 fn cold_eviction() -> Result<Option<Eviction>> {
     match std::env::var("HARNESS_COLD_EVICTION") {
         Err(std::env::VarError::NotPresent) => Ok(None),
         Ok(v) if v == "host" => Ok(Some(Eviction::Host)),
         Ok(v) if v == "device" => Ok(Some(Eviction::Device)),
-        Ok(v) => bail!("HARNESS_COLD_EVICTION takes host or device, got '{v}'"),
+        Ok(v) if v == "flush" => Ok(Some(Eviction::Flush)),
+        Ok(v) => bail!("HARNESS_COLD_EVICTION takes host, device or flush, got '{v}'"),
         Err(e) => bail!("HARNESS_COLD_EVICTION: {e}"),
     }
 }
