@@ -306,3 +306,41 @@ fn a_stored_spec_validation_is_assessed_again_without_its_spec_file() {
         .unwrap();
     assert_eq!(calibrated["predicted"], 1, "{suite}");
 }
+
+#[test]
+fn a_case_that_fails_is_listed_and_the_suite_goes_on() {
+    // The host runs no spec: that case fails when it is run, and vadd after it still runs.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/ports/triad.toml");
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["validate-suite", "--device", "host", "--calibration"])
+        .arg(fixture())
+        .args(["--workloads", &format!("{spec},vadd")])
+        .args(["--repeat", "3", "--max-repeat", "3", "--cold-runs", "0"])
+        .args(["--output-dir", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let error = one_error_line(&out);
+    assert!(
+        error.contains("1 of 2 cases failed") && error.contains("triad"),
+        "{error}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("going on with the next case"), "{stderr}");
+    let json = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".suite.json"))
+        .expect("the summary is written");
+    let suite: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let cases = suite["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0]["case"], "vadd");
+    let failed = suite["failed"].as_array().expect("failed cases");
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["case"].as_str().unwrap().ends_with("triad.toml"));
+    assert!(failed[0]["error"].as_str().unwrap().contains("OpenCL"));
+}

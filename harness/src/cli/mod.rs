@@ -340,7 +340,9 @@ enum Command {
     /// 95 % interval misses) and the median and max error per variant. Writes
     /// <output-dir>/<device>.suite.{json,csv,md}, and each case's validation under
     /// <output-dir>/<device>.suite/ as soon as it is measured (Ctrl-C stops after the current
-    /// case and still writes the summary). --from assesses stored cases again, no device.
+    /// case and still writes the summary). A case that fails (its check, the device) is
+    /// reported and the suite goes on; the summary lists it under `failed` and the run ends
+    /// with an error (exit 2). --from assesses stored cases again, no device.
     ///
     /// Example: harness validate-suite --device opencl --output-dir results
     ValidateSuite(suite::SuiteArgs),

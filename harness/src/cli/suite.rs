@@ -9,7 +9,9 @@ use clap::Args;
 use harness::backend::DeviceInfo;
 use harness::calibration::model_parameters::window_facts;
 use harness::calibration::{default_path, Calibration};
-use harness::experiments::suite::{choose_iterations, plan_case, run_case, Suite, SuiteCase};
+use harness::experiments::suite::{
+    choose_iterations, plan_case, run_case, FailedCase, Suite, SuiteCase,
+};
 use harness::experiments::validate::{assess, Validation};
 use harness::export::{write_results, Format};
 use harness::workloads::registry::{self, has_layouts, lookup_with, names};
@@ -104,6 +106,7 @@ pub fn suite_command(args: SuiteArgs) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let interrupted = interrupt_flag();
     let mut done: Vec<(SuiteCase, Validation)> = Vec::new();
+    let mut failed: Vec<FailedCase> = Vec::new();
     let total = cases.len();
     for (k, (case, workload)) in cases.into_iter().enumerate() {
         if interrupted.load(Ordering::SeqCst) {
@@ -114,36 +117,78 @@ pub fn suite_command(args: SuiteArgs) -> Result<()> {
             break;
         }
         let mut case = case;
-        let (iterations, note) = choose_iterations(
+        // A case that fails (its check, the device) is reported and the suite goes on: the
+        // cases after it are as worth measuring, and the end says which failed.
+        let measured = choose_iterations(
             &case,
             workload.as_ref(),
             device,
             args.runs.iterations(workload.as_ref()),
-        )?;
-        case.iterations = iterations;
-        case.notes.extend(note);
-        eprintln!(
-            "[{}/{total}] {} at N = {}, {iterations} iterations per run",
-            k + 1,
-            case.name(),
-            case.target
-        );
-        let v = run_case(&case, workload.as_ref(), device, &facts, plan, |line| {
-            eprintln!("  {line}")
-        })?;
+        )
+        .and_then(|(iterations, note)| {
+            case.iterations = iterations;
+            case.notes.extend(note);
+            eprintln!(
+                "[{}/{total}] {} at N = {}, {iterations} iterations per run",
+                k + 1,
+                case.name(),
+                case.target
+            );
+            run_case(&case, workload.as_ref(), device, &facts, plan, |line| {
+                eprintln!("  {line}")
+            })
+        });
+        let v = match measured {
+            Ok(v) => v,
+            Err(e) => {
+                let error = terminal_line(&e.to_string());
+                eprintln!(
+                    "failed: {}: {error} (going on with the next case)",
+                    case.name()
+                );
+                failed.push(FailedCase {
+                    case: case.name(),
+                    size: case.target,
+                    error,
+                });
+                continue;
+            }
+        };
         // Each case is kept as soon as it is measured: an interruption loses at most one.
         write_results(&dir.join(v.file_stem()), &[Format::Json], &v)?;
         done.push((case, v));
     }
-    finish(device.info().clone(), &done, &args.runs.output_dir)
+    finish(device.info().clone(), &done, failed, &args.runs.output_dir)
 }
 
-/// Write the suite's files and print its tables.
-fn finish(device: DeviceInfo, done: &[(SuiteCase, Validation)], dir: &Path) -> Result<()> {
+/// One line of `text`, with nothing in it a terminal would act on.
+fn terminal_line(text: &str) -> String {
+    harness::export::table::terminal_safe(&text.replace(['\n', '\r', '\t'], " "))
+}
+
+/// Write the suite's files and print its tables; an error naming the cases that failed, if
+/// any did, once the others are written.
+fn finish(
+    device: DeviceInfo,
+    done: &[(SuiteCase, Validation)],
+    failed: Vec<FailedCase>,
+    dir: &Path,
+) -> Result<()> {
+    let failures = || {
+        failed
+            .iter()
+            .map(|f| format!("{} ({})", f.case, f.error))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     if done.is_empty() {
-        bail!("no case finished: nothing to summarise");
+        if failed.is_empty() {
+            bail!("no case finished: nothing to summarise");
+        }
+        bail!("no case finished: every case failed: {}", failures());
     }
-    let suite = Suite::from_validations(device, done);
+    let mut suite = Suite::from_validations(device, done);
+    suite.failed = failed.clone();
     let stem = dir.join(format!("{}.suite", suite.device.slug()));
     let written = write_results(
         &stem,
@@ -159,6 +204,14 @@ fn finish(device: DeviceInfo, done: &[(SuiteCase, Validation)], dir: &Path) -> R
         for n in &c.notes {
             println!("note: {}: {n}", c.case);
         }
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} cases failed and are in no row above (the summary lists them under `failed`): {}",
+            failed.len(),
+            failed.len() + done.len(),
+            failures()
+        );
     }
     Ok(())
 }
@@ -230,5 +283,5 @@ fn reassess(dir: &Path, calibration: Option<&Path>, output_dir: &Path) -> Result
             .unwrap_or(usize::MAX)
     });
     let device = device.context("no validation read")?;
-    finish(device, &done, output_dir)
+    finish(device, &done, Vec::new(), output_dir)
 }

@@ -16,7 +16,7 @@ mod result;
 mod targets;
 
 pub use iterations::{choose_iterations, plan_iterations, IterationPlan};
-pub use result::{CasePrediction, CaseResult, Suite, VariantSummary};
+pub use result::{CasePrediction, CaseResult, FailedCase, Suite, VariantSummary};
 pub use targets::{
     largest_cache_bytes, saturating_target, target_size, target_with_window_in_memory,
 };

@@ -77,6 +77,21 @@ pub struct Suite {
     pub cases: Vec<CaseResult>,
     /// Per variant.
     pub summary: Vec<VariantSummary>,
+    /// The cases that ended in an error (a failed check, a device error) and are in no row
+    /// above: the run went on with the next case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedCase>,
+}
+
+/// A case that ended in an error instead of a validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedCase {
+    /// `workload[-layout]`.
+    pub case: String,
+    /// The size it was to predict.
+    pub size: usize,
+    /// What went wrong, one line.
+    pub error: String,
 }
 
 impl Suite {
@@ -186,6 +201,7 @@ impl Suite {
             device,
             cases,
             summary,
+            failed: Vec::new(),
         }
     }
 
