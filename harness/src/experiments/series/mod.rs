@@ -484,7 +484,8 @@ pub struct RepeatPlan {
     /// device's default ([`RepeatPlan::cold_runs`]).
     pub cold: Option<usize>,
     /// Who empties the caches before a cold run; `None`: the device's own
-    /// ([`Eviction::for_class`]: the host on a CPU, a kernel on a GPU).
+    /// ([`Eviction::for_device`]: the host on a CPU, a kernel on a GPU; a flush of the
+    /// launch's buffers on a CPU that reports a very large cache).
     pub eviction: Option<Eviction>,
 }
 
@@ -646,9 +647,7 @@ pub fn run_series_beside(
     let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); sorted.len()];
     // The cold runs, each size's beside its own in the first rounds (the same drift).
     let cold_count = plan.cold_runs(device.info().class);
-    let eviction = plan
-        .eviction
-        .unwrap_or(Eviction::for_class(device.info().class));
+    let eviction = plan.eviction.unwrap_or(Eviction::for_device(device.info()));
     let cold = (cold_count > 0)
         .then(|| ColdCaches::with_eviction(device, 1, eviction))
         .transpose()?;
