@@ -579,7 +579,7 @@ fn a_cpu_series_stores_its_cold_runs_unless_told_not_to() {
     assert_eq!(out.status.code(), Some(2));
     let line = common::one_error_line(&out);
     assert!(
-        line.contains("HARNESS_COLD_EVICTION takes host or device"),
+        line.contains("HARNESS_COLD_EVICTION takes host, device or flush"),
         "{line}"
     );
     assert!(

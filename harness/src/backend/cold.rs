@@ -408,18 +408,7 @@ mod tests {
         ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
     )]
     fn the_device_eviction_rewrites_one_word_per_sector_on_opencl() {
-        use crate::backend::{discover, select, BackendKind, DeviceSelector};
-        let list = discover();
-        match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
-            Ok(index) => check_device_eviction(list.devices[index].as_ref()),
-            Err(e) => {
-                assert!(
-                    std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
-                    "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
-                );
-                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
-            }
-        }
+        on_opencl(check_device_eviction);
     }
 
     /// A flush eviction on `device`: due at the launch that begins a sweep, done at that
@@ -466,18 +455,7 @@ mod tests {
         ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
     )]
     fn a_flush_eviction_flushes_the_launchs_own_buffers_on_opencl() {
-        use crate::backend::{discover, select, BackendKind, DeviceSelector};
-        let list = discover();
-        match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
-            Ok(index) => check_flush_eviction(list.devices[index].as_ref()),
-            Err(e) => {
-                assert!(
-                    std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
-                    "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
-                );
-                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
-            }
-        }
+        on_opencl(check_flush_eviction);
     }
 
     #[test]
@@ -491,6 +469,23 @@ mod tests {
         assert_eq!(Eviction::for_device(&info), Eviction::Flush);
         info.class = DeviceClass::Gpu;
         assert_eq!(Eviction::for_device(&info), Eviction::Device);
+    }
+
+    /// `check` on the OpenCL device, or skipped (said) where there is none and none is
+    /// required (`HARNESS_REQUIRE_OPENCL=1`, as CI sets).
+    fn on_opencl(check: fn(&dyn Device)) {
+        use crate::backend::{discover, select, BackendKind, DeviceSelector};
+        let list = discover();
+        match select(&list, &DeviceSelector::Backend(BackendKind::Opencl)) {
+            Ok(index) => check(list.devices[index].as_ref()),
+            Err(e) => {
+                assert!(
+                    std::env::var("HARNESS_REQUIRE_OPENCL").as_deref() != Ok("1"),
+                    "HARNESS_REQUIRE_OPENCL=1 but there is no OpenCL device: {e}"
+                );
+                eprintln!("skipped: no OpenCL device (CI installs PoCL so this runs there)");
+            }
+        }
     }
 
     #[test]
