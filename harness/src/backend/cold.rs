@@ -20,9 +20,10 @@
 //! reports ([`Eviction`]): on a CPU device (the host backend, an OpenCL CPU runtime) the host
 //! does it, one word per 64-byte line, as device memory and its caches are the host's; on a
 //! GPU, whose L2 the host does not reach, a kernel on the device does it
-//! (`kernels/evict.kern`), one word per 32-byte sector, the L2's unit of transfer. To compare,
-//! a CPU device may instead flush the lines of each such launch's own buffers
-//! ([`Eviction::Flush`]), done at the launch, the first call that names them.
+//! (`kernels/evict.kern`), one word per 32-byte sector, the L2's unit of transfer. A CPU
+//! device whose buffer would pass [`FLUSH_ABOVE_BYTES`] (and any CPU device, where asked)
+//! instead flushes the lines of each such launch's own buffers ([`Eviction::Flush`]), at the
+//! launch, the first call that names them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
