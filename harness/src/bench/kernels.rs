@@ -526,15 +526,19 @@ fn host_bw_gather(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
 }
 
 /// The gathering read at random indices on the launching thread alone, as the transposing
-/// sweeps' twins run: written in order, each element read where its index says.
+/// sweeps' twins run: written in order, each element read where its index (shifted, modulo
+/// n) says.
 fn host_bw_gather_index(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
-    let n = a.u32(3)? as usize;
-    let p = a.f32(4)?;
+    let (m, n) = (a.u32(3)? as usize, a.u32(4)? as usize);
+    let shift = a.u32(5)? as usize;
+    let p = a.f32(6)?;
     let src = a.first::<f32>(0, n)?;
-    let idx = a.first::<u32>(1, n)?;
-    let dst = a.first_mut::<f32>(2, n)?;
+    let idx = a.first::<u32>(1, m)?;
+    let dst = a.first_mut::<f32>(2, m)?;
     for (d, &i) in dst.iter_mut().zip(idx) {
-        *d = src.get(i as usize).ok_or("an index past the array")? + p;
+        let j = i as usize + shift;
+        let j = if j >= n { j - n } else { j };
+        *d = src.get(j).ok_or("an index past the array")? + p;
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ use crate::bench::bandwidth::{
     BandwidthCurve, BandwidthPoint, BandwidthSweep, LevelBandwidth, StreamKernel,
 };
 use crate::bench::gaps::{Direction, GapFit};
+use crate::bench::gather::GatherPoint;
 use crate::bench::hyperplane::{sample_key, timed_points, HyperplanePoint, HyperplaneSweep};
 use crate::bench::kernels::{Pattern, STRIDE_ELEMENTS};
 use crate::bench::stencil::StencilSweep;
@@ -311,15 +312,8 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         }),
         transposes: sweep_points(calibration.transposes.as_ref()),
         gathers: sweep_points(calibration.gathers.as_ref()),
-        random_gathers: calibration
-            .random_gathers
-            .as_ref()
-            .map_or_else(Vec::new, |g| {
-                g.points
-                    .iter()
-                    .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
-                    .collect()
-            }),
+        random_gathers: gather_points(calibration, |p| p.working_set_bytes),
+        random_gather_arrays: gather_points(calibration, GatherPoint::gathered_bytes),
         hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
         flop_rate: Some(2.0 * calibration.ops.fma_ops_per_second)
             .filter(|r| r.is_finite() && *r > 0.0),
@@ -354,6 +348,24 @@ fn streaming_points(sweep: &BandwidthSweep) -> Vec<(u64, f64)> {
         .flat_map(|c| &c.points)
         .map(|p| (p.working_set_bytes as u64, p.gbps * 1e9))
         .collect()
+}
+
+/// The random gather sweep's points as (`bytes` of each, bytes per second): by working set
+/// ([`DeviceFacts::random_gathers`]) or by gathered array
+/// ([`DeviceFacts::random_gather_arrays`]); none without the sweep.
+fn gather_points(
+    calibration: &Calibration,
+    bytes: impl Fn(&GatherPoint) -> usize,
+) -> Vec<(u64, f64)> {
+    calibration
+        .random_gathers
+        .as_ref()
+        .map_or_else(Vec::new, |g| {
+            g.points
+                .iter()
+                .map(|p| (bytes(p) as u64, p.gbps * 1e9))
+                .collect()
+        })
 }
 
 /// A transposing sweep's points: working set, bytes, and bytes per second; none without one

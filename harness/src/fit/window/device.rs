@@ -49,6 +49,10 @@ pub struct DeviceFacts {
     /// The random gather sweep's points (reads at random indices, one thread's on the host):
     /// working set, bytes, and bytes per second (12 per element); empty where not measured.
     pub random_gathers: Vec<(u64, f64)>,
+    /// The same points by the bytes of the array they gather from (a third of the working set
+    /// up to 48 MiB, most of it past that: [`crate::bench::gather`]), and bytes per second;
+    /// empty where not measured.
+    pub random_gather_arrays: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -215,6 +219,7 @@ impl Default for DeviceFacts {
             transposes: Vec::new(),
             gathers: Vec::new(),
             random_gathers: Vec::new(),
+            random_gather_arrays: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
             one_thread: None,
@@ -340,14 +345,15 @@ impl DeviceFacts {
         envelope_rate(&self.random_gathers, bytes)
     }
 
-    /// The random gather sweep's own rate at a working set of `bytes`, interpolated between
-    /// the measured working sets either side ([`Self::random_gathers`]), with no envelope:
-    /// what a declared gather costs at each size (docs/models.md §2.4, "Gathers"). The
-    /// envelope of [`Self::random_gather_rate`] takes the fastest rate from a working set up,
-    /// so one fast working set lifts every smaller one to its rate and hides the step a
-    /// gathered buffer meets as it outgrows a cache; `None` without a sweep.
-    pub fn random_gather_rate_between(&self, bytes: u64) -> Option<f64> {
-        interpolated_rate(&self.random_gathers, bytes)
+    /// The random gather sweep's own rate where it gathers from an array of `bytes`,
+    /// interpolated between the measured arrays either side ([`Self::random_gather_arrays`]),
+    /// with no envelope: what a declared gather from a buffer of `bytes` costs at each size
+    /// (docs/models.md §2.4, "Gathers"). The envelope of [`Self::random_gather_rate`] takes
+    /// the fastest rate from a working set up, so one fast working set lifts every smaller one
+    /// to its rate and hides the step a gathered buffer meets as it outgrows a cache; `None`
+    /// without a sweep.
+    pub fn random_gather_rate_from(&self, bytes: u64) -> Option<f64> {
+        interpolated_rate(&self.random_gather_arrays, bytes)
     }
 
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'

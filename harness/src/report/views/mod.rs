@@ -290,6 +290,7 @@ mod tests {
         assert!(row(&text, "gather").is_none(), "{text}");
         let gathered = |bytes: usize, gbps: f64| crate::bench::gather::GatherPoint {
             elements: bytes / 12,
+            reads: None,
             working_set_bytes: bytes,
             gbps,
             ci95_gbps: [gbps, gbps],

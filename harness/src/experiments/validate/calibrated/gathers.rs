@@ -5,25 +5,20 @@
 //! A sparse product streams its matrix and gathers its vector `x`. At the window's sizes `x`
 //! fits a cache that it outgrows at the target, while the matrix streams at the same rate at
 //! both: the streaming rate moves the stream, and nothing the window measured says what the
-//! gathers will cost. The random gather sweep reads `a[idx[i]]` for a random permutation
-//! over an `a` a third of its working set, so its cost per element at a working set three
-//! times the gathered buffer's is the cost of a gather from a buffer that large (with the
-//! index read and the value written, which cost the same at both sizes and cancel in the
-//! difference).
+//! gathers will cost. The random gather sweep reads `a[idx[i]]` at random indices, so its
+//! cost per element where `a` is as large as the gathered buffer is the cost of a gather from
+//! a buffer that large (with the index read and the value written, which cost the same at
+//! both sizes and cancel in the difference).
 
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
 use crate::workloads::{DeclaredAmounts, GatheredReads, Workload};
 
-/// The random gather sweep's working set for a gathered buffer of `bytes`: the sweep's `a`
-/// is a third of its three arrays (index, value, output).
-pub(super) const SWEEP_PER_BUFFER: u64 = 3;
-
 /// The random gather sweep's seconds per read from a buffer of `bytes`, where it measured.
 fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
     device
-        .random_gather_rate_between(bytes.saturating_mul(SWEEP_PER_BUFFER))
+        .random_gather_rate_from(bytes)
         .filter(|r| *r > 0.0)
         .map(|r| BYTES_PER_ELEMENT as f64 / r)
 }
@@ -139,17 +134,20 @@ mod tests {
     use super::*;
     use crate::workloads::spec::load;
 
-    /// A calibration whose random gather sweep costs 1 ns an element up to 1.2 MB and 2 ns
-    /// from 12 MB (12 bytes an element), with one fast working set between them.
+    /// A calibration whose random gather sweep costs 1 ns an element up to 1.2 MB of working
+    /// set and 2 ns from 12 MB (12 bytes an element), with one fast working set between them;
+    /// each gathers from a third of its working set.
     fn device() -> DeviceFacts {
+        let points = vec![
+            (300_000, 12e9),
+            (1_200_000, 12e9),
+            (3_000_000, 24e9),
+            (12_000_000, 6e9),
+            (48_000_000, 6e9),
+        ];
         DeviceFacts {
-            random_gathers: vec![
-                (300_000, 12e9),
-                (1_200_000, 12e9),
-                (3_000_000, 24e9),
-                (12_000_000, 6e9),
-                (48_000_000, 6e9),
-            ],
+            random_gather_arrays: points.iter().map(|&(w, r)| (w / 3, r)).collect(),
+            random_gathers: points,
             ..Default::default()
         }
     }

@@ -13,16 +13,16 @@
 //! device keeps (the searches of neighbouring work items run side by side), so
 //!
 //! ```text
-//! cost(search) = Σ_{d < depth} c(3·F_d)      F_d = arrays · min(2^(d+1), lines) · 64 B
+//! cost(search) = Σ_{d < depth} c(F_d)        F_d = arrays · min(2^(d+1), lines) · 64 B
 //! ```
 //!
 //! with depth = ⌈log₂ keys⌉ of one sorted array, `lines` the cache lines of one array, and
-//! c(W) the sweep's cost per element at working set W (its gathered array is a third of W,
-//! as for declared gathers). A size's kernel time is moved to the target by
+//! c(F) the sweep's cost per element where its gathered array holds F bytes (as for declared
+//! gathers). A size's kernel time is moved to the target by
 //! cost(target's search)/cost(this size's search): the same searches, each at what one
 //! costs in the target's tree (the deeper tree's extra steps included).
 
-use super::gathers::{paired_declarations, SWEEP_PER_BUFFER};
+use super::gathers::paired_declarations;
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
@@ -68,7 +68,7 @@ pub(super) fn seconds_per_search(device: &DeviceFacts, s: &SearchedBuffer) -> Op
                 .saturating_mul(keys.min(lines))
                 .saturating_mul(LINE_BYTES);
             device
-                .random_gather_rate_between(footprint.saturating_mul(SWEEP_PER_BUFFER))
+                .random_gather_rate_from(footprint)
                 .filter(|r| *r > 0.0)
                 .map(|r| BYTES_PER_ELEMENT as f64 / r)
         })
@@ -149,10 +149,12 @@ mod tests {
     use crate::workloads::spec::load;
 
     /// A gather sweep that costs 1 ns an element up to 300 kB of working set and 4 ns
-    /// from 3 MB on (12 bytes an element).
+    /// from 3 MB on (12 bytes an element), each gathering from a third of its working set.
     fn device() -> DeviceFacts {
+        let points = vec![(300_000, 12e9), (3_000_000, 3e9), (300_000_000, 3e9)];
         DeviceFacts {
-            random_gathers: vec![(300_000, 12e9), (3_000_000, 3e9), (300_000_000, 3e9)],
+            random_gather_arrays: points.iter().map(|&(w, r)| (w / 3, r)).collect(),
+            random_gathers: points,
             ..Default::default()
         }
     }
