@@ -304,6 +304,49 @@ fn the_address_chase_walks_the_same_ring_as_the_index_chase() {
     });
 }
 
+/// A buffer read back from an offset gives the bytes that lie there, one reaching past the
+/// end is refused, and a check read a chunk at a time finds the first wrong element past the
+/// first chunk, on every CPU device.
+#[test]
+fn a_buffer_reads_back_from_an_offset_and_a_chunked_check_finds_the_first_wrong_element() {
+    use harness::bench::{first_mismatch, CHECK_CHUNK};
+    on_every_cpu_device(|ctx| {
+        let name = ctx.device.info().name.clone();
+        let n = CHECK_CHUNK + 1000;
+        let mut values: Vec<f32> = (0..n).map(|i| (i % 1021) as f32).collect();
+        values[CHECK_CHUNK + 17] = -1.0;
+        let buf = harness::backend::upload_f32(ctx.device, &values).unwrap();
+        let mut out = [0f32; 5];
+        ctx.device
+            .download_from(
+                &buf,
+                4 * (CHECK_CHUNK + 15),
+                bytemuck::cast_slice_mut(&mut out),
+            )
+            .unwrap();
+        assert_eq!(out, values[CHECK_CHUNK + 15..CHECK_CHUNK + 20], "{name}");
+        let past = ctx
+            .device
+            .download_from(&buf, 4 * (n - 2), bytemuck::cast_slice_mut(&mut out));
+        assert!(past.is_err(), "{name}: read past the end");
+        let mut scratch = Vec::new();
+        let wrong = |i: usize, v: f32| v != (i % 1021) as f32;
+        let bad = first_mismatch(ctx.device, &buf, n, &mut scratch, wrong).unwrap();
+        assert_eq!(bad, Some(CHECK_CHUNK + 17), "{name}");
+        assert_eq!(
+            scratch.len(),
+            CHECK_CHUNK,
+            "{name}: one chunk of host memory"
+        );
+        let bad = first_mismatch(ctx.device, &buf, CHECK_CHUNK + 17, &mut scratch, wrong);
+        assert_eq!(
+            bad.unwrap(),
+            None,
+            "{name}: the elements before it are right"
+        );
+    });
+}
+
 /// Run `check` with a quick benchmark context on the host and, where there is one, on the
 /// OpenCL CPU device, one device at a time (holding the device list, as the calibrations do).
 fn on_every_cpu_device(check: impl Fn(harness::bench::BenchContext<'_>)) {

@@ -267,8 +267,13 @@ impl Device for ColdCaches<'_> {
         self.device.upload(buf, data)
     }
 
-    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
-        self.device.download(buf, out)
+    fn download_from(
+        &self,
+        buf: &Buffer,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<Seconds, BackendError> {
+        self.device.download_from(buf, offset, out)
     }
 
     fn compile(&self, source: &ProgramSource) -> Result<Program, BackendError> {

@@ -239,13 +239,18 @@ impl Device for CudaDevice {
         })
     }
 
-    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
+    fn download_from(
+        &self,
+        buf: &Buffer,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<Seconds, BackendError> {
         let mem = cuda_memory(buf)?;
-        check_len(buf, out.len())?;
+        let end = offset.saturating_add(out.len());
+        check_len(buf, end)?;
         let slice = mem.slice.lock().unwrap_or_else(|p| p.into_inner());
-        let len = out.len();
         self.timed("cuMemcpyDtoH", |stream| {
-            let view = slice.slice(0..len);
+            let view = slice.slice(offset..end);
             stream
                 .memcpy_dtoh(&view, out)
                 .map_err(|e| api_err("cuMemcpyDtoH", e))

@@ -472,11 +472,19 @@ impl Device for HostDevice {
         Ok(flushed)
     }
 
-    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
-        let mem = host_memory(buf, out.len(), "download")?;
+    fn download_from(
+        &self,
+        buf: &Buffer,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<Seconds, BackendError> {
+        let end = offset.saturating_add(out.len());
+        let mem = host_memory(buf, end, "download")?;
         let start = Instant::now();
-        // SAFETY: as in `upload`.
-        unsafe { std::ptr::copy_nonoverlapping(mem.as_ptr(), out.as_mut_ptr(), out.len()) };
+        // SAFETY: as in `upload`; `host_memory` checked that offset + len lies in the buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(mem.as_ptr().add(offset), out.as_mut_ptr(), out.len())
+        };
         let elapsed = start.elapsed().as_secs_f64();
         mem.release();
         Ok(Seconds(elapsed))

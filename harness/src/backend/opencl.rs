@@ -277,14 +277,19 @@ impl Device for OpenClDevice {
         Self::event_seconds(&event, "clEnqueueWriteBuffer")
     }
 
-    fn download(&self, buf: &Buffer, out: &mut [u8]) -> Result<Seconds, BackendError> {
+    fn download_from(
+        &self,
+        buf: &Buffer,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<Seconds, BackendError> {
         let mem = cl_memory(buf)?;
-        check_len(buf, out.len())?;
+        check_len(buf, offset.saturating_add(out.len()))?;
         let buffer = mem.buffer.lock().unwrap_or_else(|p| p.into_inner());
-        // SAFETY: a blocking read into `out`; the length was checked.
+        // SAFETY: a blocking read into `out`; offset and length were checked.
         let event = unsafe {
             self.queue
-                .enqueue_read_buffer(&buffer, CL_BLOCKING, 0, out, &[])
+                .enqueue_read_buffer(&buffer, CL_BLOCKING, offset, out, &[])
         }
         .map_err(|e| api_err("clEnqueueReadBuffer", e))?;
         Self::event_seconds(&event, "clEnqueueReadBuffer")

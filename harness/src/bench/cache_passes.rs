@@ -96,6 +96,7 @@ fn measure_with_passes(
     let cores = ctx.device.info().compute_units.max(1) as usize;
     let mut curves = Vec::new();
     let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
+    let mut scratch = Vec::new();
     for kernel in StreamKernel::ALL {
         let mut sets = Vec::new();
         let bufs = upload_arrays(ctx, kernel, sizes, &pattern)?;
@@ -104,7 +105,7 @@ fn measure_with_passes(
             if n < cores {
                 continue;
             }
-            let a = arrays_on(ctx, &bufs, n, cores, 1)?;
+            let a = arrays_on(ctx, &bufs, kernel, n, cores, 1)?;
             // The probe's first launch also warms the arrays and the kernel.
             run(ctx, kernel, &a, PROBE_PASSES)?;
             let one = run(ctx, kernel, &a, PROBE_PASSES)?;
@@ -112,7 +113,14 @@ fn measure_with_passes(
             let k = passes_for(n * 4 * kernel.arrays(), one, two);
             sets.push((bytes, a, k));
         }
-        curves.push(measure_sets(ctx, kernel, &sets, "cache_passes", true)?);
+        curves.push(measure_sets(
+            ctx,
+            kernel,
+            &sets,
+            "cache_passes",
+            true,
+            &mut scratch,
+        )?);
     }
     Ok(curves)
 }

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use indicatif::ProgressBar;
 use thiserror::Error;
 
-use crate::backend::{Arg, BackendError, Device, Launch, Program};
+use crate::backend::{Arg, BackendError, Buffer, Device, Launch, Program};
 use crate::fit::linear::LinearFitError;
 use crate::fit::stats::StatsError;
 use crate::units::Seconds;
@@ -276,6 +276,46 @@ pub fn verify_values(
             want.get(x).copied().unwrap_or(f32::NAN)
         )
     })
+}
+
+/// Floats a check reads back at a time ([`first_mismatch`]): 16 MiB.
+pub const CHECK_CHUNK: usize = 1 << 22;
+
+/// The first of the first `n` floats of `buf` for which `wrong(i, value)` holds, read back
+/// [`CHECK_CHUNK`] floats at a time into `scratch` (grown to a chunk once): a sweep's checks
+/// of arrays up to a gigabyte then reuse one small host array instead of faulting in a fresh
+/// one as large as the array (a second per gigabyte on a 2-core VM). Each chunk is first
+/// counted without stopping, which vectorises, and searched only where something is wrong.
+pub fn first_mismatch(
+    device: &dyn Device,
+    buf: &Buffer,
+    n: usize,
+    scratch: &mut Vec<f32>,
+    wrong: impl Fn(usize, f32) -> bool,
+) -> Result<Option<usize>, BenchError> {
+    if scratch.len() < CHECK_CHUNK.min(n) {
+        scratch.resize(CHECK_CHUNK.min(n), 0.0);
+    }
+    let mut start = 0;
+    while start < n {
+        let len = CHECK_CHUNK.min(n - start);
+        let out = &mut scratch[..len];
+        device.download_from(buf, 4 * start, bytemuck::cast_slice_mut(out))?;
+        let bad = out
+            .iter()
+            .enumerate()
+            .filter(|&(j, &v)| wrong(start + j, v))
+            .count();
+        if bad > 0 {
+            let j = out
+                .iter()
+                .enumerate()
+                .position(|(j, &v)| wrong(start + j, v));
+            return Ok(j.map(|j| start + j));
+        }
+        start += len;
+    }
+    Ok(None)
 }
 
 /// Fail with a mismatch unless `ok`.

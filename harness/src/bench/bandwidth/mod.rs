@@ -32,8 +32,8 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::latency::LatencyLevel;
-use super::{verify, BenchContext, BenchError};
-use crate::backend::{download_f32, upload_f32, Arg, Buffer, Launch};
+use super::{first_mismatch, verify, BenchContext, BenchError};
+use crate::backend::{download_f32, Arg, Buffer, Launch};
 
 /// The smallest working set of the sweep.
 pub const MIN_WORKING_SET: usize = 16 << 10;
@@ -263,27 +263,75 @@ pub(super) fn upload_arrays(
     sizes: &[usize],
     pattern: &[f32],
 ) -> Result<Rc<[Buffer]>, BenchError> {
+    let bufs = alloc_arrays(ctx, &[kernel], sizes)?;
+    fill_arrays(ctx, &bufs, kernel, sizes, pattern)?;
+    Ok(bufs)
+}
+
+/// The arrays every kernel of `kernels` walks at the largest of the working sets `sizes`,
+/// allocated once for them all: array k as long as the longest array k of any of them (a
+/// read's one array holds the whole working set, a triad's three a third each). Each kernel
+/// then writes its values over them ([`fill_arrays`]). Fresh memory costs a page fault per
+/// 4 KiB on first touch, 2 µs each on a 2-core VM: four kernels' own arrays at 1 GiB (a
+/// working set twice a 480 MiB cache) faulted 4 GiB in, shared ones 1.8 GiB.
+pub(super) fn alloc_arrays(
+    ctx: &BenchContext<'_>,
+    kernels: &[StreamKernel],
+    sizes: &[usize],
+) -> Result<Rc<[Buffer]>, BenchError> {
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let count = kernels.iter().map(|k| k.arrays()).max().unwrap_or(0);
+    (0..count)
+        .map(|a| {
+            let n = kernels
+                .iter()
+                .filter(|k| k.arrays() > a)
+                .map(|&k| elements(k, largest))
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            Ok(ctx.device.alloc(4 * n)?)
+        })
+        .collect()
+}
+
+/// Write `kernel`'s initial values over the first arrays of `bufs` ([`alloc_arrays`]), as
+/// many elements as it walks at the largest working set of `sizes`.
+pub(super) fn fill_arrays(
+    ctx: &BenchContext<'_>,
+    bufs: &[Buffer],
+    kernel: StreamKernel,
+    sizes: &[usize],
+    pattern: &[f32],
+) -> Result<(), BenchError> {
     let n = sizes
         .iter()
         .map(|&b| elements(kernel, b))
         .max()
         .unwrap_or(0)
         .max(1);
-    (0..kernel.arrays())
-        .map(|k| Ok(upload_f32(ctx.device, &pattern[k..k + n])?))
-        .collect()
+    for (k, buf) in bufs.iter().take(kernel.arrays()).enumerate() {
+        ctx.device
+            .upload(buf, bytemuck::cast_slice(&pattern[k..k + n]))?;
+    }
+    Ok(())
 }
 
-/// The first n floats of each of `bufs` ([`upload_arrays`]) as one sweep point, to be walked
-/// by `executors` executors in work-groups of `group`.
+/// The first n floats of each of the arrays `kernel` walks in `bufs` ([`upload_arrays`]) as
+/// one sweep point, to be walked by `executors` executors in work-groups of `group`.
 pub(super) fn arrays_on(
     ctx: &BenchContext<'_>,
     bufs: &Rc<[Buffer]>,
+    kernel: StreamKernel,
     n: usize,
     executors: usize,
     group: usize,
 ) -> Result<Arrays, BenchError> {
-    let fits = bufs.iter().all(|b| b.len_bytes() >= 4 * n);
+    let fits = bufs.len() >= kernel.arrays()
+        && bufs
+            .iter()
+            .take(kernel.arrays())
+            .all(|b| b.len_bytes() >= 4 * n);
     verify(fits, "bandwidth arrays", || {
         format!("a point of {n} floats walks past its arrays")
     })?;
@@ -356,46 +404,41 @@ pub(super) fn run(
     Ok(t.0)
 }
 
-/// Run `passes` passes once more and compare the output with the host's.
+/// Run `passes` passes once more and compare the output with the host's, read back a chunk
+/// at a time through `scratch` ([`first_mismatch`]).
 fn check(
     ctx: &BenchContext<'_>,
     kernel: StreamKernel,
     a: &Arrays,
     passes: u32,
+    scratch: &mut Vec<f32>,
 ) -> Result<(), BenchError> {
     run(ctx, kernel, a, passes)?;
     let last = (passes - 1) as f32;
     let what = format!("bandwidth {} at {} floats", kernel.name(), a.n);
-    let close = |got: f32, want: f32| (got - want).abs() <= 1e-5 * want.abs().max(1.0);
-    match kernel {
+    let (device, n) = (ctx.device, a.n);
+    let bad = match kernel {
         StreamKernel::Read => {
-            let partial = download_f32(ctx.device, &a.partial, a.executors)?;
+            let partial = download_f32(device, &a.partial, a.executors)?;
             let got: f64 = partial.iter().map(|&p| f64::from(p)).sum();
             // The sum of i & 7 over i < n: 28 for every eight, then 0 + 1 + … + (r − 1).
             let r = (a.n % 8) as f64;
             let once = (a.n / 8) as f64 * 28.0 + r * (r - 1.0) / 2.0;
             let want = f64::from(passes) * once;
-            verify(got == want, &what, || format!("sum {got}, expected {want}"))
+            return verify(got == want, &what, || format!("sum {got}, expected {want}"));
         }
-        StreamKernel::Write => {
-            let out = download_f32(ctx.device, &a.bufs[0], a.n)?;
-            let bad = out.iter().position(|&v| v != last);
-            verify(bad.is_none(), &what, || {
-                format!("element {bad:?} is not {last}")
-            })
-        }
-        StreamKernel::Copy => {
-            let out = download_f32(ctx.device, &a.bufs[1], a.n)?;
-            let bad = (0..a.n).find(|&i| out[i] != initial(i, 0) + last);
-            verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
-        }
+        StreamKernel::Write => first_mismatch(device, &a.bufs[0], n, scratch, |_, v| v != last)?,
+        StreamKernel::Copy => first_mismatch(device, &a.bufs[1], n, scratch, |i, v| {
+            v != initial(i, 0) + last
+        })?,
         StreamKernel::Triad => {
-            let out = download_f32(ctx.device, &a.bufs[0], a.n)?;
             let q = SCALAR + last;
-            let bad = (0..a.n).find(|&i| !close(out[i], initial(i, 1) + q * initial(i, 2)));
-            verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
+            let want = |i: usize| initial(i, 1) + q * initial(i, 2);
+            let close = |got: f32, want: f32| (got - want).abs() <= 1e-5 * want.abs().max(1.0);
+            first_mismatch(device, &a.bufs[0], n, scratch, |i, v| !close(v, want(i)))?
         }
-    }
+    };
+    verify(bad.is_none(), &what, || format!("element {bad:?} differs"))
 }
 
 /// Measure every kernel at every working set of `sizes`, verify each, and group the points
@@ -423,18 +466,20 @@ pub fn measure_bandwidth_of(
     // one pass, over data the previous launch left warm.
     let difference = blocked(ctx) == 0;
     let pattern = pattern(sizes.iter().max().map_or(0, |&bytes| bytes / 4));
+    let bufs = alloc_arrays(ctx, kernels, sizes)?;
+    let mut scratch = Vec::new();
     for &kernel in kernels {
         // Every working set's arrays at once, measured in rounds over the working sets: on a
         // shared machine the rate a cache level delivers drifts by a third within a minute,
         // and a point measured in one burst of milliseconds would carry that moment's rate.
         let mut sets = Vec::new();
-        let bufs = upload_arrays(ctx, kernel, sizes, &pattern)?;
+        fill_arrays(ctx, &bufs, kernel, sizes, &pattern)?;
         for &bytes in sizes {
             let n = elements(kernel, bytes);
             if n == 0 {
                 continue;
             }
-            let a = arrays_on(ctx, &bufs, n, executors(ctx, n), ctx.group())?;
+            let a = arrays_on(ctx, &bufs, kernel, n, executors(ctx, n), ctx.group())?;
             launched = a.executors;
             let k = if difference {
                 // The probe's first launch also warms the arrays and the kernel.
@@ -447,7 +492,14 @@ pub fn measure_bandwidth_of(
             };
             sets.push((bytes, a, k));
         }
-        curves.push(measure_sets(ctx, kernel, &sets, "bandwidth", difference)?);
+        curves.push(measure_sets(
+            ctx,
+            kernel,
+            &sets,
+            "bandwidth",
+            difference,
+            &mut scratch,
+        )?);
     }
     let levels = by_level(&curves, levels);
     Ok(BandwidthSweep {
@@ -460,13 +512,15 @@ pub fn measure_bandwidth_of(
 
 /// One kernel's curve over `sets` (each a working set's bytes, its arrays and k), measured in
 /// rounds under the names `<prefix>_<kernel>_s/<bytes>`, each checked: a sample is one run of
-/// k passes, or with `difference` the time of 2k passes less that of k.
+/// k passes, or with `difference` the time of 2k passes less that of k. The checks read back
+/// through `scratch` ([`check`]).
 pub(super) fn measure_sets(
     ctx: &mut BenchContext<'_>,
     kernel: StreamKernel,
     sets: &[(usize, Arrays, u32)],
     prefix: &str,
     difference: bool,
+    scratch: &mut Vec<f32>,
 ) -> Result<BandwidthCurve, BenchError> {
     let names: Vec<String> = sets
         .iter()
@@ -488,7 +542,7 @@ pub(super) fn measure_sets(
     let mut points = Vec::new();
     for ((name, m), (bytes, a, k)) in names.iter().zip(&measured).zip(sets) {
         ctx.record(name, m);
-        check(ctx, kernel, a, *k)?;
+        check(ctx, kernel, a, *k, scratch)?;
         let moved = (a.n * 4 * kernel.arrays()) as f64 * f64::from(*k);
         let Some((gbps, ci95_gbps)) = rate_of(moved, m) else {
             // The difference vanished in the noise: no bandwidth can be read here.

@@ -182,10 +182,13 @@ fn every_working_set_walks_the_first_elements_of_its_kernels_shared_arrays() {
     let bufs = upload_arrays(&ctx, kernel, &[8192, 32768], &pattern).expect("uploaded");
     assert!(bufs.iter().all(|b| b.len_bytes() == 4 * 4096));
     assert_eq!(bufs.len(), 2);
-    // Two working sets on the same arrays, each checked after its own passes.
+    // Two working sets on the same arrays, each checked after its own passes, read back
+    // through one host array.
+    let mut scratch = Vec::new();
     for n in [1024, 4096] {
-        let a = arrays_on(&ctx, &bufs, n, 64, 16).expect("fits");
-        check(&ctx, kernel, &a, 3).expect("the copy of the first n elements verifies");
+        let a = arrays_on(&ctx, &bufs, kernel, n, 64, 16).expect("fits");
+        check(&ctx, kernel, &a, 3, &mut scratch)
+            .expect("the copy of the first n elements verifies");
     }
     assert_eq!(
         std::rc::Rc::strong_count(&bufs),
@@ -193,6 +196,13 @@ fn every_working_set_walks_the_first_elements_of_its_kernels_shared_arrays() {
         "the points let go of them"
     );
     // A point larger than its arrays is refused, not walked past their end.
-    let err = arrays_on(&ctx, &bufs, 4097, 64, 16).err().expect("refused");
+    assert_eq!(
+        scratch.len(),
+        4096,
+        "one chunk, as long as the larger point"
+    );
+    let err = arrays_on(&ctx, &bufs, kernel, 4097, 64, 16)
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("walks past its arrays"), "{err}");
 }
