@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::permutation::random_permutation;
-use super::{verify, BenchContext, BenchError, Measured};
+use super::{verify, BenchContext, BenchError, Measured, CHECK_CHUNK};
 use crate::backend::{download_u32, upload_u32, Arg, BackendKind, Buffer, DeviceInfo, Launch};
 use crate::fit::stats::Summary;
 
@@ -484,31 +484,40 @@ fn verify_chase_store(
     // By word, the last step first, then one per word.
     stored.sort_unstable_by_key(|&(word, s)| (word, std::cmp::Reverse(s)));
     stored.dedup_by_key(|&mut (word, _)| word);
-    let got = download_u32(ctx.device, sink, r.host.len())?;
     let end = download_u32(ctx.device, &r.out, 1)?[0];
+    // Read back a chunk at a time through one host array: the sink is as large as the
+    // working set (a gigabyte where the memory level is read there), and a fresh host array
+    // that large cost seconds of page faults on a VM.
     let mut stores = stored.iter().peekable();
-    let first_wrong = got
-        .iter()
-        .zip(&r.host)
-        .enumerate()
-        .position(|(i, (&g, &h))| {
-            let want = match stores.peek() {
-                Some(&&(word, s)) if word as usize == i => {
-                    stores.next();
-                    s
-                }
-                _ => h,
-            };
-            g != want
-        });
+    let mut chunk = vec![0u32; CHECK_CHUNK.min(r.host.len())];
+    let mut first_wrong = None;
+    let mut start = 0;
+    while start < r.host.len() && first_wrong.is_none() {
+        let got = &mut chunk[..CHECK_CHUNK.min(r.host.len() - start)];
+        ctx.device
+            .download_from(sink, 4 * start, bytemuck::cast_slice_mut(got))?;
+        first_wrong = got
+            .iter()
+            .zip(&r.host[start..])
+            .enumerate()
+            .position(|(k, (&g, &h))| {
+                let want = match stores.peek() {
+                    Some(&&(word, s)) if word as usize == start + k => {
+                        stores.next();
+                        s
+                    }
+                    _ => h,
+                };
+                g != want
+            })
+            .map(|k| (start + k, got[k]));
+        start += got.len();
+    }
     verify(
         end == j && first_wrong.is_none(),
         "write latency",
         || match first_wrong {
-            Some(i) => format!(
-                "store chase left word {i} at {} (expected otherwise)",
-                got[i]
-            ),
+            Some((i, got)) => format!("store chase left word {i} at {got} (expected otherwise)"),
             None => format!("store chase ended at {end} (host {j})"),
         },
     )
@@ -656,6 +665,19 @@ mod tests {
             let err = verify_chase_store(&ctx, &r, &sink, 1000).expect_err("a stray word");
             assert!(err.to_string().contains("word 1 at 7"), "{err}");
         }
+        // A ring of two check chunks and more (read back a chunk at a time): a stray word in
+        // the second chunk, past every store of a short chase, is found where it lies.
+        let r = upload_ring(&mut ctx, 4 * CHECK_CHUNK + 4 * NODE_BYTES, Chase::Indices)
+            .expect("a ring");
+        let stray = CHECK_CHUNK + NODE_WORDS + 1;
+        let mut wrong = r.host.clone();
+        wrong[stray] = 7;
+        let sink = upload_u32(&device, &wrong).expect("a sink");
+        let err = verify_chase_store(&ctx, &r, &sink, 100).expect_err("a stray word");
+        assert!(
+            err.to_string().contains(&format!("word {stray} at 7")),
+            "{err}"
+        );
     }
 
     #[test]
