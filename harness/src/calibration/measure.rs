@@ -139,9 +139,10 @@ pub fn measures_shaped_sweeps(class: DeviceClass, options: &CalibrateOptions) ->
 
 /// The working sets of the random gather sweep and of one thread's streaming sweep on the
 /// host: the streaming sweep's, or in a quick look those up to the first that lies past the
-/// caches (`past_caches`), which then also bounds the transfers. Their larger sets cost most of their
-/// time (one thread gathering 256 MiB takes a third of a second a launch: 2.5 of a
-/// quick look's 17 s on the 2-core Intel Xeon VM, with the 128 MiB set), and a quick look's
+/// caches (`past_caches`), which then also bounds the transfers. Their larger sets cost most
+/// of their time (one thread gathering all of 256 MiB took a third of a second a launch, 2.5
+/// of a quick look's 17 s on the 2-core Intel Xeon VM, before the gather sweep's reads were
+/// capped; building and streaming the arrays still grows with the set), and a quick look's
 /// device memory is then that one set's rate: a target past it reads it (the sweep's end).
 fn quick_sizes(sizes: &[usize], quick: bool, past_caches: impl Fn(usize) -> bool) -> Vec<usize> {
     match sizes.iter().position(|&b| past_caches(b)) {
