@@ -27,7 +27,6 @@ pub fn keep_freed_memory() {
     // thread exists. A value it refuses leaves that parameter as it was.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, HEAP_ALLOCATION_MAX);
-        libc::mallopt(libc::M_MMAP_MAX, 0);
         libc::mallopt(libc::M_TRIM_THRESHOLD, HEAP_SLACK);
         libc::mallopt(libc::M_TOP_PAD, HEAP_SLACK);
     }
