@@ -50,8 +50,8 @@ pub struct DeviceFacts {
     /// working set, bytes, and bytes per second (12 per element); empty where not measured.
     pub random_gathers: Vec<(u64, f64)>,
     /// The same points by the bytes of the array they gather from (a third of the working set
-    /// up to 48 MiB, most of it past that: [`crate::bench::gather`]), and bytes per second;
-    /// empty where not measured.
+    /// up to 48 MiB, most of it past that, where the sweep's reads a launch are capped), and
+    /// bytes per second; empty where not measured.
     pub random_gather_arrays: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
