@@ -604,7 +604,7 @@ fn declared_searches_take_arrays_and_a_stride_and_a_wrong_one_is_named() {
         "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"2\" }\nsearches = { x = \"1\" }\nbody = [{ kernel = \"saxpy\", global = [\"N\"], args = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"] }]",
         "",
     );
-    assert!(err.contains("searches of its own"), "{err}");
+    assert!(err.contains("searches or walks of its own"), "{err}");
     // x (N floats) as two arrays of records of two floats: the amounts give its bytes, its
     // arrays and the bytes from one key to the next.
     let steps = format!("{launch}\nsearches = {{ x = {{ arrays = \"2\", stride = \"2\" }} }}");
@@ -620,6 +620,59 @@ fn declared_searches_take_arrays_and_a_stride_and_a_wrong_one_is_named() {
             s[0].stride_bytes
         ),
         ("x", 4000, 2, 8)
+    );
+}
+
+#[test]
+fn declared_walks_take_a_stride_and_steps_and_a_wrong_one_is_named() {
+    let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
+    for (walks, wanted) in [
+        (
+            "{ z = { stride = \"N\", steps = \"4\" } }",
+            "unknown buffer 'z'",
+        ),
+        ("{ x = \"N\" }", "give each walked buffer a table"),
+        ("{ x = { stride = \"N\" } }", "walks.x.steps"),
+        ("{ x = { stride = 4, steps = \"4\" } }", "in quotes"),
+        (
+            "{ x = { stride = \"N\", steps = \"4\", rows = \"2\" } }",
+            "unknown key",
+        ),
+        ("{ x = { stride = \"M\", steps = \"4\" } }", "M"),
+        ("{}", "empty"),
+    ] {
+        let err = load_error(&format!("{launch}\nwalks = {walks}"), "");
+        assert!(
+            err.contains("launches[0].walks") && err.contains(wanted),
+            "{walks}: {err}"
+        );
+    }
+    let no_arg = launch.replace("\"buf:x\", ", "");
+    let err = load_error(
+        &format!("{no_arg}\nwalks = {{ x = {{ stride = \"N\", steps = \"4\" }} }}"),
+        "",
+    );
+    assert!(err.contains("does not pass buffer 'x'"), "{err}");
+    // Two launches of N work items a run, each walking x 4 steps N/8 floats apart: the
+    // amounts give the stride in bytes, the steps, and the work items' steps summed.
+    let walked = format!("{launch}\nwalks = {{ x = {{ stride = \"N / 8\", steps = \"4\" }} }}");
+    let (_dir, path) = temp_spec(
+        "k.cl",
+        SAXPY,
+        &saxpy_spec(&format!("{walked}\n{walked}"), ""),
+    );
+    let w = load(&path).unwrap();
+    let amounts = w.declared_amounts(1000, 3).expect("amounts");
+    let walks = &amounts[0].walks;
+    assert_eq!(walks.len(), 1, "{walks:?}");
+    assert_eq!(
+        (
+            walks[0].buffer.as_str(),
+            walks[0].stride_bytes,
+            walks[0].steps,
+            walks[0].item_steps
+        ),
+        ("x", 500, 4, 3 * 2 * 1000 * 4)
     );
 }
 
@@ -653,7 +706,10 @@ fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
         "[[launches]]\nloop = { var = \"k\", from = \"1\", to = \"2\" }\ngathers = { x = \"N\" }\nbody = [{ kernel = \"saxpy\", global = [\"N\"], args = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"] }]",
         "",
     );
-    assert!(err.contains("gathers or searches of its own"), "{err}");
+    assert!(
+        err.contains("gathers, searches or walks of its own"),
+        "{err}"
+    );
 
     // Two launches of the kernel per iteration, each gathering 3·N reads of x: the amounts
     // sum them over the run and give x's bytes at the size.

@@ -116,6 +116,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("bw_transpose", host_bw_transpose),
     ("bw_gather", host_bw_gather),
     ("bw_gather_index", host_bw_gather_index),
+    ("page_walk", super::pages::host_page_walk),
     ("bw_stencil", host_bw_stencil),
     ("bw_plane", host_bw_plane),
     ("bs_copy", host_bs_copy),

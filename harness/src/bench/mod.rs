@@ -13,6 +13,7 @@ pub mod hyperplane;
 pub mod kernels;
 pub mod latency;
 pub mod ops;
+pub mod pages;
 pub mod permutation;
 pub mod sampling;
 pub mod stencil;

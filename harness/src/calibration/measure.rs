@@ -25,6 +25,7 @@ use crate::bench::latency::{
     write_latency_at, write_latency_on, Chase,
 };
 use crate::bench::ops::measure_ops;
+use crate::bench::pages::{measure_page_walks, steps_swept};
 use crate::bench::stencil::measure_stencil;
 use crate::bench::transfer::{launch_overhead, transfers};
 use crate::bench::transpose::{measure_transposes, TransposeShape};
@@ -257,6 +258,14 @@ pub fn calibrate(
     };
     let random_gathers = measure_gathers(&mut ctx, &paced)?;
     stages.lap("random gather sweep");
+    // Only specs declare walks, and the host runs none.
+    let page_walks = if info.backend == BackendKind::Host {
+        None
+    } else {
+        let swept = measure_page_walks(&mut ctx, &steps_swept())?;
+        stages.lap("page walk sweep");
+        Some(swept)
+    };
     // The host's workloads walk their planes on one thread: its sweep is one thread's.
     let hyperplanes = if info.backend == BackendKind::Host || !shaped {
         None
@@ -356,6 +365,7 @@ pub fn calibrate(
         gathers: transposes.as_ref().map(|t| t.1.clone()),
         transposes: transposes.map(|t| t.0),
         random_gathers: Some(random_gathers),
+        page_walks,
         hyperplanes,
         patterns: Vec::new(),
         sampling: plan,
@@ -506,11 +516,11 @@ fn estimated_steps(
     let shaped_steps = streaming.len() * sides;
     let host = ctx.device.info().backend == BackendKind::Host;
     // On the host, one thread's copy, triad, strided read, stencil and hyperplane sweeps;
-    // elsewhere the device's hyperplane sweep.
+    // elsewhere the device's hyperplane sweep and the page walk sweep.
     let after = if host {
         2 * streaming.len() + gap_points(Pattern::Strided) + 3 * shaped_steps
     } else {
-        2 * shaped_steps
+        2 * shaped_steps + steps_swept().len()
     };
     // The transposing and gathering sweeps (where shaped sweeps run) and the random gather
     // sweep.

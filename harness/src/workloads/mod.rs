@@ -190,6 +190,23 @@ pub struct DeclaredAmounts {
     /// The buffers its launches binary-search (a spec's `searches`), each as the first
     /// launch that searches it declares; empty where none declares any.
     pub searches: Vec<SearchedBuffer>,
+    /// The buffers its launches' work items walk a stride apart (a spec's `walks`), each
+    /// with the steps over the run; empty where none declares any.
+    pub walks: Vec<WalkedBuffer>,
+}
+
+/// One buffer a kernel's work items walk a stride apart ([`DeclaredAmounts::walks`]), as
+/// its first launch that walks it declares, with the steps of all its launches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedBuffer {
+    /// The buffer's name.
+    pub buffer: String,
+    /// Bytes from one step to the next.
+    pub stride_bytes: u64,
+    /// Steps of one work item's walk.
+    pub steps: u64,
+    /// Work items × steps over the run.
+    pub item_steps: u64,
 }
 
 /// One buffer a kernel's work items binary-search ([`DeclaredAmounts::searches`]): sorted

@@ -314,6 +314,12 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         gathers: sweep_points(calibration.gathers.as_ref()),
         random_gathers: gather_points(calibration, |p| p.working_set_bytes),
         random_gather_arrays: gather_points(calibration, GatherPoint::gathered_bytes),
+        page_walks: calibration.page_walks.as_ref().map_or_else(Vec::new, |w| {
+            w.points
+                .iter()
+                .map(|p| (p.steps as u64, p.ns_per_step * 1e-9))
+                .collect()
+        }),
         hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
         flop_rate: Some(2.0 * calibration.ops.fma_ops_per_second)
             .filter(|r| r.is_finite() && *r > 0.0),

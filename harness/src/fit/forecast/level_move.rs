@@ -99,6 +99,14 @@ pub struct LevelMove {
     /// the seconds are added to the phase's moved time (docs/models.md §2.4, "Gathers").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gather_seconds: Vec<(String, f64)>,
+    /// For each kernel phase that declares walks (a spec's `walks`): the seconds its work
+    /// items' steps take more at the target than at this size, the steps × the page walk
+    /// sweep's cost per step at the target's span over that at this size's. A walk whose
+    /// pages outgrow the TLB's reach only at the target is what no window sees; the seconds
+    /// are added to the phase's moved time as the gathers' are (docs/models.md §2.4,
+    /// "Walks").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub walk_seconds: Vec<(String, f64)>,
     /// For each kernel phase that declares binary searches (a spec's `searches`): how much
     /// longer one search takes in the target's sorted arrays than in this size's, by the
     /// random gather sweep step by step over the tree's footprint. Such a phase's work is
@@ -201,12 +209,15 @@ pub(super) fn move_to_target_level(
                 .iter()
                 .find(|c| c.size == p.size && c.phase == ph.name)
                 .filter(|c| m.target_in_memory && overlap == Overlap::Half && c.seconds > 0.0);
-            // The declared gathers' extra cost at the target's buffer, added to the moved time.
-            let gathers = m
-                .gather_seconds
-                .iter()
-                .find(|g| g.0 == ph.name)
-                .map_or(0.0, |g| g.1.max(0.0));
+            // The declared gathers' extra cost at the target's buffer and the declared walks'
+            // at the target's span, added to the moved time.
+            let extra = |declared: &[(String, f64)]| {
+                declared
+                    .iter()
+                    .find(|g| g.0 == ph.name)
+                    .map_or(0.0, |g| g.1.max(0.0))
+            };
+            let gathers = extra(&m.gather_seconds) + extra(&m.walk_seconds);
             // A declared search: each of the size's searches at what one costs in the
             // target's tree, its work moved whole (the launches' fixed cost stays).
             if let Some(&(_, f)) = m.search_factors.iter().find(|s| s.0 == ph.name) {

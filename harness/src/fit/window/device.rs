@@ -53,6 +53,9 @@ pub struct DeviceFacts {
     /// up to 48 MiB, most of it past that, where the sweep's reads a launch are capped), and
     /// bytes per second; empty where not measured.
     pub random_gather_arrays: Vec<(u64, f64)>,
+    /// The page walk sweep's points: the pages a walk touches (one a step) and the seconds a
+    /// work item's step along it costs; empty where not measured.
+    pub page_walks: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -220,6 +223,7 @@ impl Default for DeviceFacts {
             gathers: Vec::new(),
             random_gathers: Vec::new(),
             random_gather_arrays: Vec::new(),
+            page_walks: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
             one_thread: None,
@@ -354,6 +358,14 @@ impl DeviceFacts {
     /// without a sweep.
     pub fn random_gather_rate_from(&self, bytes: u64) -> Option<f64> {
         interpolated_rate(&self.random_gather_arrays, bytes)
+    }
+
+    /// The page walk sweep's seconds per work item's step along a walk that touches `pages`
+    /// pages, interpolated between the walks either side (the end's beyond the ends): what a
+    /// step that lands on another page costs as the pages outgrow the TLB's reach
+    /// (docs/models.md §2.4, "Walks"); `None` without the sweep.
+    pub fn page_walk_step_seconds(&self, pages: u64) -> Option<f64> {
+        interpolated_rate(&self.page_walks, pages)
     }
 
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'

@@ -207,6 +207,9 @@ fn bandwidth_tables(c: &Calibration) -> String {
             out.push_str(&line);
         }
     }
+    if let Some(line) = c.page_walks.as_ref().and_then(page_walk_line) {
+        out.push_str(&line);
+    }
     if let Some(bs) = &c.babelstream {
         out.push('\n');
         out.push_str(&babelstream_table(bs));
@@ -386,6 +389,25 @@ fn hyperplane_line(sweep: &crate::bench::hyperplane::HyperplaneSweep, on: &str) 
     Some(format!(
         "hyperplane sweep{on} (LU-SSOR's planes i + j + k = h relaxed in place, 8 bytes per point; planes upwards/downwards; {sides}), GB/s by cube: {}\n",
         rates.join(", ")
+    ))
+}
+
+/// The page walk sweep's cost per work item's step at every span it measured, one line;
+/// `None` for a sweep with no point.
+fn page_walk_line(sweep: &crate::bench::pages::PageWalkSweep) -> Option<String> {
+    if sweep.points.is_empty() {
+        return None;
+    }
+    let steps: Vec<String> = sweep
+        .points
+        .iter()
+        .map(|p| format!("{} {}", binary_size(p.span_bytes), sig(p.ns_per_step, 3)))
+        .collect();
+    Some(format!(
+        "page walk sweep ({} work items, each reading one element a page and a line apart, {} B; what a spec's `walks` are charged), ns per work item's step by span: {}\n",
+        sweep.items,
+        crate::bench::pages::STRIDE_BYTES,
+        steps.join(", ")
     ))
 }
 

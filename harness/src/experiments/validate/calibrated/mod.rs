@@ -5,6 +5,7 @@
 
 mod gathers;
 mod searches;
+mod walks;
 
 use super::sizes::size_facts;
 use super::LargeWindow;
@@ -512,6 +513,7 @@ pub fn calibrated_forecast(
                     size,
                     large,
                 ),
+                walk_seconds: walks::walk_seconds(workload, series.iterations, device, size, large),
                 search_factors: searches::search_factors(
                     workload,
                     series.iterations,
@@ -554,6 +556,14 @@ pub fn calibrated_forecast(
         choice.accepted.iter().max().and_then(|&top| {
             searches::searches_note(workload, series.iterations, device, top, large)
         })
+    {
+        notes.push(note);
+    }
+    if let Some(note) = choice
+        .accepted
+        .iter()
+        .max()
+        .and_then(|&top| walks::walks_note(workload, series.iterations, device, top, large))
     {
         notes.push(note);
     }

@@ -13,7 +13,7 @@ mod validated;
 
 pub use validated::{
     ArgSpec, BufferSpec, CheckSpec, Element, Expected, Init, LaunchSpec, LoopSpec, SearchSpec,
-    Slots, SpecWorkload, Step,
+    Slots, SpecWorkload, Step, WalkSpec,
 };
 
 use std::ops::Range;
@@ -97,6 +97,7 @@ struct RawStep {
     access: Option<Spanned<String>>,
     gathers: Option<Spanned<toml::Table>>,
     searches: Option<Spanned<toml::Table>>,
+    walks: Option<Spanned<toml::Table>>,
 }
 
 #[derive(Debug, Deserialize)]

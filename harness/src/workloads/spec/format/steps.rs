@@ -4,7 +4,7 @@ use toml::Spanned;
 
 use super::{
     element, ArgSpec, BufferLookup, Ctx, LaunchSpec, LoopSpec, RawLoop, RawStep, SearchSpec, Slots,
-    Step, MAX_LOOP_DEPTH,
+    Step, WalkSpec, MAX_LOOP_DEPTH,
 };
 use crate::workloads::spec::compiled::{Code, Scope};
 use crate::workloads::spec::params::{is_identifier, RESERVED};
@@ -61,11 +61,12 @@ impl StepBuilder<'_, '_> {
                 || s.access.is_some()
                 || s.gathers.is_some()
                 || s.searches.is_some()
+                || s.walks.is_some()
             {
                 return Err(ctx.err(
                     &lp.var.span(),
                     path,
-                    "a loop with a body takes no global, local, args, bytes, flops, access, gathers or searches of its own",
+                    "a loop with a body takes no global, local, args, bytes, flops, access, gathers, searches or walks of its own",
                 ));
             }
             if body.is_empty() {
@@ -229,6 +230,10 @@ impl StepBuilder<'_, '_> {
             None => Vec::new(),
             Some(table) => self.searches(table, &field("searches"), scope, &args)?,
         };
+        let walks = match &l.walks {
+            None => Vec::new(),
+            Some(table) => self.walks(table, &field("walks"), scope, &args)?,
+        };
         Ok(LaunchSpec {
             kernel: kernel.get_ref().clone(),
             global: codes(global, "global")?,
@@ -247,7 +252,62 @@ impl StepBuilder<'_, '_> {
             access,
             gathers,
             searches,
+            walks,
         })
+    }
+
+    /// A launch's `walks = { A = { stride = "M", steps = "K" } }`: each named buffer, one of
+    /// the launch's `args`, read by every work item `steps` times, `stride` elements apart.
+    fn walks(
+        &self,
+        table: &Spanned<toml::Table>,
+        field: &str,
+        scope: &Scope,
+        args: &[ArgSpec],
+    ) -> Result<Vec<WalkSpec>, WorkloadError> {
+        let ctx = self.ctx;
+        const FORM: &str =
+            "give each walked buffer a table, as { A = { stride = \"M\", steps = \"K\" } }";
+        if table.get_ref().is_empty() {
+            return Err(ctx.err(&table.span(), field, format!("an empty table: {FORM}")));
+        }
+        table
+            .get_ref()
+            .iter()
+            .map(|(name, value)| {
+                let at = format!("{field}.{name}");
+                let toml::Value::Table(t) = value else {
+                    return Err(ctx.err(&table.span(), &at, FORM));
+                };
+                if let Some(k) = t.keys().find(|k| *k != "stride" && *k != "steps") {
+                    return Err(ctx.err(
+                        &table.span(),
+                        &format!("{at}.{k}"),
+                        "unknown key: a walk takes stride and steps",
+                    ));
+                }
+                let code = |k: &str| {
+                    let Some(toml::Value::String(text)) = t.get(k) else {
+                        return Err(ctx.err(
+                            &table.span(),
+                            &format!("{at}.{k}"),
+                            "give it as an expression in quotes (a walk takes both stride and steps)",
+                        ));
+                    };
+                    ctx.code(
+                        &Spanned::new(table.span(), text.clone()),
+                        &format!("{at}.{k}"),
+                        scope,
+                    )
+                };
+                let (stride, steps) = (code("stride")?, code("steps")?);
+                Ok(WalkSpec {
+                    buffer: self.passed_buffer(table, &at, name, args)?,
+                    stride,
+                    steps,
+                })
+            })
+            .collect()
     }
 
     /// A launch's `searches = { a = "1" }` or `{ grid = { arrays = "NUC", stride = "6" } }`:

@@ -116,6 +116,22 @@ pub struct LaunchSpec {
     /// `calibrated` prediction moves each search by the random gather sweep at the tree's
     /// footprint level by level.
     pub searches: Vec<SearchSpec>,
+    /// The buffers each of its work items walks a stride apart (`walks = { A = { stride =
+    /// "M", steps = "K" } }`): the `calibrated` prediction charges each step what the page
+    /// walk sweep says a step costs at the target's span.
+    pub walks: Vec<WalkSpec>,
+}
+
+/// One buffer a launch's work items walk (a spec's `walks`): each work item reads `steps`
+/// elements `stride` elements apart, as a column of a column-major matrix.
+#[derive(Debug, Clone)]
+pub struct WalkSpec {
+    /// The buffer's index among the spec's buffers.
+    pub buffer: usize,
+    /// Elements from one step to the next.
+    pub stride: Code,
+    /// Steps of one work item's walk.
+    pub steps: Code,
 }
 
 /// One buffer a launch binary-searches (a spec's `searches`).

@@ -3,7 +3,9 @@
 
 use super::launch::shape;
 use super::{invalid, SpecWorkload};
-use crate::workloads::{DeclaredAmounts, GatheredReads, SearchedBuffer, WorkloadError};
+use crate::workloads::{
+    DeclaredAmounts, GatheredReads, SearchedBuffer, WalkedBuffer, WorkloadError,
+};
 
 /// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
 /// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
@@ -45,6 +47,7 @@ pub(super) fn declared_amounts(
                         flops,
                         gathers: Vec::new(),
                         searches: Vec::new(),
+                        walks: Vec::new(),
                     });
                     out.last_mut().expect("just pushed")
                 }
@@ -82,6 +85,29 @@ pub(super) fn declared_amounts(
                     arrays: count(&s.arrays, "arrays")?,
                     stride_bytes: count(&s.stride, "stride")? * b.element.bytes() as u64,
                 });
+            }
+            let items: usize = match shape(spec, l, v, 1)? {
+                Some(launch) => launch.global[..launch.dims].iter().product(),
+                None => 0,
+            };
+            for w in &l.walks {
+                let b = &spec.buffers[w.buffer];
+                let count = |c: &crate::workloads::spec::compiled::Code, key: &str| {
+                    c.eval_count(v).map_err(|e| {
+                        invalid(spec, format!("{}: walks.{}.{key}: {e}", l.kernel, b.name))
+                    })
+                };
+                let steps = count(&w.steps, "steps")?;
+                let item_steps = (items as u64).saturating_mul(steps);
+                match a.walks.iter_mut().find(|d| d.buffer == b.name) {
+                    Some(d) => d.item_steps = d.item_steps.saturating_add(item_steps),
+                    None => a.walks.push(WalkedBuffer {
+                        buffer: b.name.clone(),
+                        stride_bytes: count(&w.stride, "stride")? * b.element.bytes() as u64,
+                        steps,
+                        item_steps,
+                    }),
+                }
             }
             Ok(())
         })?;

@@ -1,0 +1,219 @@
+//! Page walks: what a step of a walk costs as the pages it spans outgrow the TLB's reach.
+//!
+//! A kernel whose work items each walk a column of a column-major matrix (a GEMM's inner
+//! product, a mat-vec along columns) reads one element a step, the matrix's leading dimension
+//! apart. Sixteen neighbouring work items read one line together, and the line comes from a
+//! cache; but once a column outgrows a page each step lands on another page, and once the
+//! pages the walks span outgrow the TLB's reach every step waits on a page walk (a two-level
+//! one in a VM). No streaming, strided or gathering sweep sees it: their working sets decide
+//! their rates, and a walk's lines may fit the L2 while its pages do not. On the Intel Xeon
+//! VM's PoCL a GEMM of 700 × 700 over K steps cost 0.49 ns a work item's step at K = 1400
+//! (two walks over 1,914 pages) and 5.5 ns at K = 2900 (3,965 pages), its lines in L2 at both.
+//!
+//! For each span the sweep launches `16 · 2 · compute units` work items in groups of 16, each
+//! summing `steps` elements [`STRIDE`] floats apart (a page and a line: every step another
+//! page, and the lines spread over the cache's sets), all reading the same lines, `reps`
+//! times over so that a launch runs about [`STEPS_PER_LAUNCH`] work-item steps whatever the
+//! span. A point is the median time of one launch over those steps: seconds per work item's
+//! step. A spec that declares a launch's `walks` gets each step's cost at the target's span
+//! over that at its small sizes' added (docs/models.md §2.4, "Walks"). Each span's sums are
+//! checked against the host after its measurement.
+
+use serde::{Deserialize, Serialize};
+
+use super::{verify, BenchContext, BenchError};
+use crate::backend::{upload_f32, Arg, HostArgs, Launch};
+
+/// Floats from one step to the next: a 4 KiB page and a 64-byte line, so that every step
+/// lands on another page and on the next set of the caches.
+pub const STRIDE: usize = 1024 + 16;
+
+/// Bytes from one step to the next.
+pub const STRIDE_BYTES: usize = 4 * STRIDE;
+
+/// The walks' steps (pages spanned): 64 to 32,768 by factors of √2, spans of 266 KB to
+/// 136 MB, past a CPU's TLB reach (1,536–3,072 entries of 4 KiB pages) by ten times.
+pub fn steps_swept() -> Vec<usize> {
+    (0..=18)
+        .map(|j| (64.0 * 2f64.powf(j as f64 / 2.0)).round() as usize)
+        .collect()
+}
+
+/// Work-item steps one launch runs (2 Mi): a few milliseconds past the TLB's reach on a
+/// 2-core CPU, where a step costs a few nanoseconds, and a hundred times a launch's fixed
+/// cost within it.
+pub const STEPS_PER_LAUNCH: usize = 1 << 21;
+
+/// One span of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageWalkPoint {
+    /// Steps of each work item's walk, one page each.
+    pub steps: usize,
+    /// Bytes the walk spans, `steps` × [`STRIDE_BYTES`].
+    pub span_bytes: usize,
+    /// Median seconds per work item's step, nanoseconds.
+    pub ns_per_step: f64,
+    /// Its 95 % CI.
+    pub ci95_ns: [f64; 2],
+    /// Samples whose modified Z-score exceeded 3.5 (kept).
+    pub outliers: usize,
+}
+
+/// The whole sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageWalkSweep {
+    /// Work items a launch ran.
+    pub items: usize,
+    /// Ascending spans.
+    pub points: Vec<PageWalkPoint>,
+}
+
+/// Element i of the walked array: small integers, so that every sum is exact in f32.
+fn value(i: usize) -> f32 {
+    (i % 5) as f32
+}
+
+/// How many times a launch of `items` work items walks `steps` steps: about
+/// [`STEPS_PER_LAUNCH`] work-item steps, at least one walk.
+fn reps_for(items: usize, steps: usize) -> usize {
+    (STEPS_PER_LAUNCH / (items * steps).max(1)).max(1)
+}
+
+/// What work item x's walk sums: its lane's column, `reps` times.
+fn expected(lane: usize, steps: usize, reps: usize) -> f32 {
+    let column: usize = (0..steps).map(|k| (lane + k * STRIDE) % 5).sum();
+    (column * reps) as f32
+}
+
+/// Measure the page walk at each of `steps` (ascending or not), verify each, and return the
+/// points in ascending order.
+pub fn measure_page_walks(
+    ctx: &mut BenchContext<'_>,
+    steps: &[usize],
+) -> Result<PageWalkSweep, BenchError> {
+    let mut steps: Vec<usize> = steps.iter().copied().filter(|&s| s > 0).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let Some(&longest) = steps.last() else {
+        return Ok(PageWalkSweep {
+            items: 0,
+            points: Vec::new(),
+        });
+    };
+    let items = 16 * 2 * ctx.device.info().compute_units.max(1) as usize;
+    let length = 16 + (longest - 1) * STRIDE;
+    let a = upload_f32(ctx.device, &(0..length).map(value).collect::<Vec<f32>>())?;
+    let out = ctx.device.alloc(items * 4)?;
+    let launch = |ctx: &BenchContext<'_>, s: usize| {
+        let args = [
+            Arg::Buf(&a),
+            Arg::Buf(&out),
+            Arg::U32(s as u32),
+            Arg::U32(STRIDE as u32),
+            Arg::U32(reps_for(items, s) as u32),
+        ];
+        ctx.launch("page_walk", &Launch::linear(items, 16), &args)
+    };
+    let names: Vec<String> = steps.iter().map(|s| format!("page_walk_s/{s}")).collect();
+    let measured = ctx.measure_in_rounds(&names, |k| Ok(launch(ctx, steps[k])?.0))?;
+    let mut host = vec![0f32; items];
+    let mut points = Vec::with_capacity(steps.len());
+    for ((name, m), &s) in names.iter().zip(&measured).zip(&steps) {
+        ctx.record(name, m);
+        let reps = reps_for(items, s);
+        launch(ctx, s)?;
+        ctx.device
+            .download(&out, bytemuck::cast_slice_mut(&mut host))?;
+        let bad = (0..items).find(|&x| host[x] != expected(x & 15, s, reps));
+        verify(bad.is_none(), &format!("page_walk at {s} steps"), || {
+            format!("work item {bad:?}'s sum is not its column's, {reps} times")
+        })?;
+        let per_step = |seconds: f64| seconds * 1e9 / (items * s * reps) as f64;
+        points.push(PageWalkPoint {
+            steps: s,
+            span_bytes: s * STRIDE_BYTES,
+            ns_per_step: per_step(m.summary.median),
+            ci95_ns: m.summary.ci95.map(per_step),
+            outliers: m.summary.outliers,
+        });
+    }
+    Ok(PageWalkSweep { items, points })
+}
+
+/// The page walk: each executor's sum of `steps` elements `stride` apart from its place in
+/// the first line, `reps` times over, in the kernel's order.
+pub(super) fn host_page_walk(a: &HostArgs<'_>, launch: &Launch) -> Result<(), String> {
+    let (steps, stride, reps) = (a.u32(2)? as usize, a.u32(3)? as usize, a.u32(4)?);
+    let items = launch.global[0];
+    let src = a.first::<f32>(0, 16 + steps.saturating_sub(1) * stride)?;
+    let out = a.first_mut::<f32>(1, items)?;
+    for (x, o) in out.iter_mut().enumerate() {
+        let lane = x & 15;
+        let mut s = 0f32;
+        for _ in 0..reps {
+            for k in 0..steps {
+                s += src[lane + k * stride];
+            }
+        }
+        *o = s;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_swept_steps_run_from_64_to_32768_by_root_two() {
+        let s = steps_swept();
+        assert_eq!((s[0], s[1], s[2]), (64, 91, 128));
+        assert_eq!(*s.last().unwrap(), 32_768);
+        assert!(s.windows(2).all(|w| w[1] > w[0]));
+        assert_eq!(STRIDE_BYTES % 4096, 64, "a page and a line");
+    }
+
+    #[test]
+    fn a_launch_runs_about_the_same_steps_at_every_span() {
+        for s in steps_swept() {
+            let total = 64 * s * reps_for(64, s);
+            assert!(
+                total <= STEPS_PER_LAUNCH && 2 * total > STEPS_PER_LAUNCH,
+                "{s}"
+            );
+        }
+        assert_eq!(reps_for(1 << 20, 1 << 20), 1, "at least one walk");
+    }
+
+    #[test]
+    fn the_host_sweep_walks_checks_each_span_and_counts_per_work_item_step() {
+        let device = crate::backend::host::HostDevice::new();
+        let mut ctx = BenchContext::new(&device, crate::bench::SamplingPlan::quick(), true)
+            .expect("the host compiles the microbenchmarks");
+        let sweep = measure_page_walks(&mut ctx, &[256, 64]).expect("measured, verified");
+        assert_eq!(sweep.points.len(), 2);
+        assert_eq!(sweep.points[0].steps, 64);
+        assert_eq!(sweep.points[1].span_bytes, 256 * STRIDE_BYTES);
+        for p in &sweep.points {
+            assert!(p.ns_per_step > 0.0 && p.ns_per_step.is_finite(), "{p:?}");
+            assert!(
+                p.ci95_ns[0] <= p.ns_per_step && p.ns_per_step <= p.ci95_ns[1],
+                "{p:?}"
+            );
+            assert!(ctx
+                .samples
+                .contains_key(&format!("page_walk_s/{}", p.steps)));
+        }
+    }
+
+    #[test]
+    fn a_walk_that_read_the_wrong_line_fails_its_check() {
+        // Lane 3's column over 7 steps, twice: the values at 3 + k·STRIDE, never the lane's
+        // neighbours'.
+        let want = expected(3, 7, 2);
+        let right: usize = (0..7).map(|k| (3 + k * STRIDE) % 5).sum();
+        let wrong: usize = (0..7).map(|k| (4 + k * STRIDE) % 5).sum();
+        assert_eq!(want, (2 * right) as f32);
+        assert_ne!(want, (2 * wrong) as f32);
+    }
+}
