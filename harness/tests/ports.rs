@@ -111,6 +111,8 @@ const PORTS: &[(&str, u64)] = &[
     ("histo-range", 1001),
     ("transpose-tiled", 67),
     ("transpose-naive", 67),
+    // The eleventh batch (SPLIT.md, "The eleventh batch"), one held-out kernel.
+    ("gemv-n", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -157,6 +159,10 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
         dev.extend(d);
         held.extend(h);
     }
+    // The eleventh, one held-out kernel for the walks rule (its development kernel is sgemm).
+    let h = split_names(&split, "**Held-out 11 (1):**");
+    assert_eq!(h.len(), 1, "batch 11: {h:?}");
+    held.extend(h);
     for (name, size) in PORTS {
         let spec =
             load(&ports().join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{name}: {e}"));
