@@ -132,7 +132,6 @@ pub(super) fn gathers_note(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workloads::spec::load;
 
     /// A calibration whose random gather sweep costs 1 ns an element up to 1.2 MB of working
     /// set and 2 ns from 12 MB (12 bytes an element), with one fast working set between them;
@@ -159,11 +158,7 @@ mod tests {
 
     #[test]
     fn a_sparse_products_gathers_cost_the_sweeps_difference_between_the_two_vectors() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join("k.cl"), KERNEL).expect("kernel written");
-        let path = dir.path().join("spmv.toml");
-        std::fs::write(&path, SPMV).expect("spec written");
-        let spmv = load(&path).expect("the spec loads");
+        let (_dir, spmv) = super::super::spec_in_temp(SPMV, KERNEL);
         // x is 4·N bytes: 0.1 MB at N = 25,000 (the sweep at 0.3 MB: 1 ns), 4 MB at
         // N = 1,000,000 (the sweep at 12 MB: 2 ns). Each of the size's NNZ reads per
         // iteration costs 1 ns more at the target.

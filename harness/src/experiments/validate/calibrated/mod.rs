@@ -726,3 +726,18 @@ pub fn calibrated_forecast(
 
 #[cfg(test)]
 mod tests;
+
+/// A spec written with its kernel source (`k.cl`) into a temporary folder and loaded, for
+/// the declarations' tests; the folder lives as long as the first value.
+#[cfg(test)]
+fn spec_in_temp(
+    spec: &str,
+    kernel: &str,
+) -> (tempfile::TempDir, crate::workloads::spec::SpecWorkload) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("k.cl"), kernel).expect("kernel written");
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, spec).expect("spec written");
+    let loaded = crate::workloads::spec::load(&path).expect("the spec loads");
+    (dir, loaded)
+}

@@ -146,7 +146,6 @@ pub(super) fn searches_note(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workloads::spec::load;
 
     /// A gather sweep that costs 1 ns an element up to 300 kB of working set and 4 ns
     /// from 3 MB on (12 bytes an element), each gathering from a third of its working set.
@@ -204,11 +203,7 @@ mod tests {
 
     #[test]
     fn a_declared_search_moves_each_size_by_the_ratio_of_one_search_at_both_sizes() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join("k.cl"), KERNEL).expect("kernel written");
-        let path = dir.path().join("bs.toml");
-        std::fs::write(&path, SEARCH).expect("spec written");
-        let bs = load(&path).expect("the spec loads");
+        let (_dir, bs) = super::super::spec_in_temp(SEARCH, KERNEL);
         let declared = bs.declared_amounts(1000, 1).expect("amounts");
         assert_eq!(declared[0].searches, vec![searched(1000, 1, 4)]);
         let (size, large) = (1 << 12, 1 << 20);
@@ -238,8 +233,7 @@ mod tests {
             "searches = { a = \"1\" }",
             "searches = { a = \"1\", z = \"1\" }",
         );
-        std::fs::write(&path, two).expect("spec written");
-        let both = load(&path).expect("the spec loads");
+        let (_two_dir, both) = super::super::spec_in_temp(&two, KERNEL);
         let f = search_factors(&both, 1, &device(), size, large)[0].1;
         let (a, z) = (|n: u64| cost(n), |n: u64| cost(2 * n));
         let expected = (a(1 << 20) + z(1 << 20)) / (a(1 << 12) + z(1 << 12));

@@ -149,7 +149,6 @@ pub(super) fn walks_note(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workloads::spec::load;
 
     /// A calibration whose page walk sweep costs 0.25 ns a step along walks of up to 1,024
     /// pages and 3.25 ns from 4,096.
@@ -171,12 +170,8 @@ mod tests {
     const KERNEL: &str = "__kernel void gemm(__global const float* a, __global const float* b, __global float* c, uint n) {\n    uint i = get_global_id(0), j = get_global_id(1);\n    float s = 0.0f;\n    for (uint k = 0; k < n; k++) s += a[i + k * n] * b[j + k * n];\n    c[i + j * n] = s;\n}\n";
 
     #[test]
-    fn a_gemms_steps_cost_the_sweeps_difference_between_the_two_spans() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join("k.cl"), KERNEL).expect("kernel written");
-        let path = dir.path().join("gemm.toml");
-        std::fs::write(&path, GEMM).expect("spec written");
-        let gemm = load(&path).expect("the spec loads");
+    fn a_gemms_steps_cost_the_sweeps_difference_between_the_two_walks() {
+        let (_dir, gemm) = super::super::spec_in_temp(GEMM, KERNEL);
         // N = 2048: strides of 8 KiB, two walks of 2048 steps touch 4,096 pages, not the
         // 8,192 they span (3.25 ns a step, 3 ns more than within the TLB's reach, every step
         // a new page). N = 512: strides of 2 KiB (half the steps land on another page), two
@@ -218,15 +213,11 @@ mod tests {
 
     #[test]
     fn a_spec_without_walks_adds_nothing_and_says_nothing() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join("k.cl"), KERNEL).expect("kernel written");
-        let path = dir.path().join("gemm.toml");
         let plain = GEMM.replace(
             "walks = { A = { stride = \"N\", steps = \"N\" }, B = { stride = \"N\", steps = \"N\" } }\n",
             "",
         );
-        std::fs::write(&path, plain).expect("spec written");
-        let gemm = load(&path).expect("the spec loads");
+        let (_dir, gemm) = super::super::spec_in_temp(&plain, KERNEL);
         assert!(walk_seconds(&gemm, 1, &device(), 512, 2048).is_empty());
         assert!(walks_note(&gemm, 1, &device(), 512, 2048).is_none());
     }
