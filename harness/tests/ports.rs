@@ -340,7 +340,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
     }
     // Every half by default but the tenth batch's held-out one, the reserve SPLIT.md keeps
     // unmeasured until a rule it is to judge is committed (the ninth's was measured
-    // 2026-11-30 to judge the searches' move).
+    // 2026-11-30 to judge the searches' move); the eleventh has a held-out half only.
     let out = script(&["--dry-run", "--calibration", cal]);
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
@@ -357,6 +357,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         "**Development 9 (4):**",
         "**Held-out 9 (4):**",
         "**Development 10 (4):**",
+        "**Held-out 11 (1):**",
     ] {
         for name in split_names(&split, half) {
             assert!(
@@ -373,7 +374,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
     }
     for bad in [
         vec!["--half", "both"],
-        vec!["--half", "held-out-11"],
+        vec!["--half", "held-out-12"],
+        vec!["--half", "development-11"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
     ] {
