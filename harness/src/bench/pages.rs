@@ -15,9 +15,9 @@
 //! page, and the lines spread over the cache's sets), all reading the same lines, `reps`
 //! times over so that a launch runs about [`STEPS_PER_LAUNCH`] work-item steps whatever the
 //! span. A point is the median time of one launch over those steps: seconds per work item's
-//! step. A spec that declares a launch's `walks` gets each step's cost at the target's span
-//! over that at its small sizes' added (docs/models.md §2.4, "Walks"). Each span's sums are
-//! checked against the host after its measurement.
+//! step. A spec that declares a launch's `walks` gets each step's cost along the target's
+//! walks over that along its small sizes' added (docs/models.md §2.4, "Walks"). Each span's
+//! sums are checked against the host after its measurement.
 
 use serde::{Deserialize, Serialize};
 
@@ -85,13 +85,23 @@ fn expected(lane: usize, steps: usize, reps: usize) -> f32 {
     (column * reps) as f32
 }
 
-/// Measure the page walk at each of `steps` (ascending or not), verify each, and return the
-/// points in ascending order.
+/// Floats a walk of `steps` steps reads up to: its last step's line.
+fn floats_for(steps: usize) -> usize {
+    16 + steps.saturating_sub(1) * STRIDE
+}
+
+/// Measure the page walk at each of `steps` (ascending or not) whose array fits the device's
+/// largest allocation, verify each, and return the points in ascending order.
 pub fn measure_page_walks(
     ctx: &mut BenchContext<'_>,
     steps: &[usize],
 ) -> Result<PageWalkSweep, BenchError> {
-    let mut steps: Vec<usize> = steps.iter().copied().filter(|&s| s > 0).collect();
+    let max_floats = (ctx.device.info().max_alloc_bytes / 4) as usize;
+    let mut steps: Vec<usize> = steps
+        .iter()
+        .copied()
+        .filter(|&s| s > 0 && floats_for(s) <= max_floats)
+        .collect();
     steps.sort_unstable();
     steps.dedup();
     let Some(&longest) = steps.last() else {
@@ -101,7 +111,7 @@ pub fn measure_page_walks(
         });
     };
     let items = 16 * 2 * ctx.device.info().compute_units.max(1) as usize;
-    let length = 16 + (longest - 1) * STRIDE;
+    let length = floats_for(longest);
     let a = upload_f32(ctx.device, &(0..length).map(value).collect::<Vec<f32>>())?;
     let out = ctx.device.alloc(items * 4)?;
     let launch = |ctx: &BenchContext<'_>, s: usize| {
@@ -171,6 +181,18 @@ mod tests {
         assert_eq!(*s.last().unwrap(), 32_768);
         assert!(s.windows(2).all(|w| w[1] > w[0]));
         assert_eq!(STRIDE_BYTES % 4096, 64, "a page and a line");
+    }
+
+    #[test]
+    fn the_longest_walk_fits_a_few_hundred_megabytes() {
+        assert_eq!(floats_for(1), 16);
+        assert_eq!(floats_for(3), 16 + 2 * STRIDE);
+        let longest = *steps_swept().last().unwrap();
+        assert!(
+            4 * floats_for(longest) < 140 << 20,
+            "{}",
+            floats_for(longest)
+        );
     }
 
     #[test]

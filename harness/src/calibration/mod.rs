@@ -283,10 +283,10 @@ pub struct Calibration {
     /// supplies"). `None` in files before 2026-11-29.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_gathers: Option<GatherSweep>,
-    /// The page walk sweep: a work item's step along a walk that spans more and more pages
-    /// (one page a step), by which a prediction charges the steps of a launch a spec declares
-    /// `walks` what they cost at the target's span (docs/models.md §2.4, "Walks"). `None` on
-    /// the host (it runs no spec) and in files before 2026-12-01's evening.
+    /// The page walk sweep: a work item's step along a walk that touches more and more pages
+    /// (one a step), by which a prediction charges the steps of a launch a spec declares
+    /// `walks` what they cost along the target's walks (docs/models.md §2.4, "Walks"). `None`
+    /// on the host (it runs no spec) and in files before 2026-12-01.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_walks: Option<PageWalkSweep>,
     /// The hyperplane sweep with the device's own launches, as the workloads' plane kernels

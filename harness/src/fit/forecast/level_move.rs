@@ -101,10 +101,10 @@ pub struct LevelMove {
     pub gather_seconds: Vec<(String, f64)>,
     /// For each kernel phase that declares walks (a spec's `walks`): the seconds its work
     /// items' steps take more at the target than at this size, the steps × the page walk
-    /// sweep's cost per step at the target's span over that at this size's. A walk whose
+    /// sweep's cost per step at the pages the target's walks touch over that at this size's
+    /// (docs/models.md §2.4, "Walks"). A walk whose
     /// pages outgrow the TLB's reach only at the target is what no window sees; the seconds
-    /// are added to the phase's moved time as the gathers' are (docs/models.md §2.4,
-    /// "Walks").
+    /// are added to the phase's moved time as the gathers' are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub walk_seconds: Vec<(String, f64)>,
     /// For each kernel phase that declares binary searches (a spec's `searches`): how much
@@ -210,7 +210,7 @@ pub(super) fn move_to_target_level(
                 .find(|c| c.size == p.size && c.phase == ph.name)
                 .filter(|c| m.target_in_memory && overlap == Overlap::Half && c.seconds > 0.0);
             // The declared gathers' extra cost at the target's buffer and the declared walks'
-            // at the target's span, added to the moved time.
+            // along the target's walks, added to the moved time.
             let extra = |declared: &[(String, f64)]| {
                 declared
                     .iter()

@@ -118,7 +118,7 @@ pub struct LaunchSpec {
     pub searches: Vec<SearchSpec>,
     /// The buffers each of its work items walks a stride apart (`walks = { A = { stride =
     /// "M", steps = "K" } }`): the `calibrated` prediction charges each step what the page
-    /// walk sweep says a step costs at the target's span.
+    /// walk sweep says a step costs along the target's walks.
     pub walks: Vec<WalkSpec>,
 }
 
