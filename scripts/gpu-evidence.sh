@@ -18,7 +18,7 @@
 # PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200),
 # PORTS2_BUDGET, PORTS3_BUDGET and PORTS4_BUDGET (the same for the second, third and fourth
 # batches' held-out halves; default 120 each), PORTS_LATER_BUDGET (for each of the fifth to
-# eighth's, after the suite; default 90).
+# ninth's and the eleventh's, after the suite; default 90).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -214,10 +214,11 @@ step calibrate-quick calibrate --device "$DEVICE" --quick -o "$OUTDIR/calibratio
 step dvmh-sor run sor --size 16000 --iters 100 --device "$DEVICE" --no-verify
 NEEDS_CAL=1 step validate-suite-sorrb validate-suite --device "$DEVICE" --calibration "$CAL" \
   --output-dir "$OUTDIR/sorrb" --workloads sor-rb
-# The later batches' held-out halves (the fifth's, sixth's and ninth's, and the seventh's and
-# eighth's sparse products and graph steps, which declare their gathers), each for at most
-# PORTS_LATER_BUDGET s (default 90), after the suite: no GPU has run them yet.
-for h in held-out-5 held-out-6 held-out-7 held-out-8 held-out-9; do
+# The later batches' held-out halves (the fifth's, sixth's and ninth's, the seventh's and
+# eighth's sparse products and graph steps, which declare their gathers, and the eleventh's
+# GEMV, which declares its walks), each for at most PORTS_LATER_BUDGET s (default 90), after
+# the suite: no GPU has run them yet.
+for h in held-out-5 held-out-6 held-out-7 held-out-8 held-out-9 held-out-11; do
   STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 run_step "ports-$h" scripts/ports-baseline.sh \
     --device "$DEVICE" --half "$h" --calibration "$CAL" --verify smallest --cold-runs 3 \
     --out "$OUTDIR/ports" "$BIN"
