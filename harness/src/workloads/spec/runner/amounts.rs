@@ -24,9 +24,9 @@ pub(super) fn declared_amounts(
         let mut count = 0.0;
         let mut work = vars.clone();
         spec.walk(&spec.steps, &mut work, &mut count, &mut |l, v| {
-            if shape(spec, l, v, 1)?.is_none() {
+            let Some(launch) = shape(spec, l, v, 1)? else {
                 return Ok(());
-            }
+            };
             let amount = |code: &Option<crate::workloads::spec::compiled::Code>| {
                 code.as_ref().and_then(|c| c.eval_count(v).ok())
             };
@@ -86,10 +86,7 @@ pub(super) fn declared_amounts(
                     stride_bytes: count(&s.stride, "stride")? * b.element.bytes() as u64,
                 });
             }
-            let items: usize = match shape(spec, l, v, 1)? {
-                Some(launch) => launch.global[..launch.dims].iter().product(),
-                None => 0,
-            };
+            let items: usize = launch.global[..launch.dims].iter().product();
             for w in &l.walks {
                 let b = &spec.buffers[w.buffer];
                 let count = |c: &crate::workloads::spec::compiled::Code, key: &str| {
