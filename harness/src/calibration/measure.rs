@@ -25,7 +25,7 @@ use crate::bench::latency::{
     write_latency_at, write_latency_on, Chase,
 };
 use crate::bench::ops::measure_ops;
-use crate::bench::pages::{measure_page_walks, steps_swept};
+use crate::bench::pages::{aliased_steps_swept, measure_page_walks, steps_swept};
 use crate::bench::stencil::measure_stencil;
 use crate::bench::transfer::{launch_overhead, transfers};
 use crate::bench::transpose::{measure_transposes, TransposeShape};
@@ -262,7 +262,7 @@ pub fn calibrate(
     let page_walks = if info.backend == BackendKind::Host {
         None
     } else {
-        let swept = measure_page_walks(&mut ctx, &steps_swept())?;
+        let swept = measure_page_walks(&mut ctx, &steps_swept(), &aliased_steps_swept())?;
         stages.lap("page walk sweep");
         Some(swept)
     };

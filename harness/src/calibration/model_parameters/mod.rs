@@ -314,12 +314,8 @@ pub fn window_facts(calibration: &Calibration) -> DeviceFacts {
         gathers: sweep_points(calibration.gathers.as_ref()),
         random_gathers: gather_points(calibration, |p| p.working_set_bytes),
         random_gather_arrays: gather_points(calibration, GatherPoint::gathered_bytes),
-        page_walks: calibration.page_walks.as_ref().map_or_else(Vec::new, |w| {
-            w.points
-                .iter()
-                .map(|p| (p.steps as u64, p.ns_per_step * 1e-9))
-                .collect()
-        }),
+        page_walks: walk_points(calibration, |w| &w.points),
+        aliased_page_walks: walk_points(calibration, |w| &w.aliased),
         hyperplanes: hyperplane_rates(calibration.hyperplanes.as_ref(), &calibration.samples, ""),
         flop_rate: Some(2.0 * calibration.ops.fma_ops_per_second)
             .filter(|r| r.is_finite() && *r > 0.0),
@@ -358,6 +354,20 @@ fn streaming_points(sweep: &BandwidthSweep) -> Vec<(u64, f64)> {
 
 /// The random gather sweep's points as (`bytes` of each, bytes per second): by working set
 /// ([`DeviceFacts::random_gathers`]) or by gathered array
+/// A page walk sweep's curve (`curve` of it) as (pages a walk touches, seconds a step);
+/// empty without the sweep.
+fn walk_points(
+    calibration: &Calibration,
+    curve: impl Fn(&crate::bench::pages::PageWalkSweep) -> &Vec<crate::bench::pages::PageWalkPoint>,
+) -> Vec<(u64, f64)> {
+    calibration.page_walks.as_ref().map_or_else(Vec::new, |w| {
+        curve(w)
+            .iter()
+            .map(|p| (p.steps as u64, p.ns_per_step * 1e-9))
+            .collect()
+    })
+}
+
 /// ([`DeviceFacts::random_gather_arrays`]); none without the sweep.
 fn gather_points(
     calibration: &Calibration,

@@ -56,6 +56,9 @@ pub struct DeviceFacts {
     /// The page walk sweep's points: the pages a walk touches (one a step) and the seconds a
     /// work item's step along it costs; empty where not measured.
     pub page_walks: Vec<(u64, f64)>,
+    /// The same along walks exactly a page a step, whose steps share a cache's sets (the
+    /// sweep's aliased curve); empty where not measured.
+    pub aliased_page_walks: Vec<(u64, f64)>,
     /// The calibration's transfer sweeps by phase name (`upload`, `download`): bytes of one
     /// transfer and its median seconds, ascending; empty where not measured.
     pub transfers: Vec<(String, Vec<(f64, f64)>)>,
@@ -224,6 +227,7 @@ impl Default for DeviceFacts {
             random_gathers: Vec::new(),
             random_gather_arrays: Vec::new(),
             page_walks: Vec::new(),
+            aliased_page_walks: Vec::new(),
             transfers: Vec::new(),
             streaming_spread: Vec::new(),
             one_thread: None,
@@ -366,6 +370,13 @@ impl DeviceFacts {
     /// (docs/models.md §2.4, "Walks"); `None` without the sweep.
     pub fn page_walk_step_seconds(&self, pages: u64) -> Option<f64> {
         interpolated_rate(&self.page_walks, pages)
+    }
+
+    /// [`Self::page_walk_step_seconds`] along walks whose stride is a whole number of pages,
+    /// every step in the same sets of a cache indexed below a page (the sweep's aliased
+    /// curve); `None` without it.
+    pub fn aliased_page_walk_step_seconds(&self, pages: u64) -> Option<f64> {
+        interpolated_rate(&self.aliased_page_walks, pages)
     }
 
     /// [`Self::streaming_spread`] at a working set of `bytes`: the median of the swept sizes'

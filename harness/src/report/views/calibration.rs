@@ -398,17 +398,26 @@ fn page_walk_line(sweep: &crate::bench::pages::PageWalkSweep) -> Option<String> 
     if sweep.points.is_empty() {
         return None;
     }
-    let steps: Vec<String> = sweep
-        .points
-        .iter()
-        .map(|p| format!("{} {}", binary_size(p.span_bytes), sig(p.ns_per_step, 3)))
-        .collect();
-    Some(format!(
+    let curve = |points: &[crate::bench::pages::PageWalkPoint]| {
+        points
+            .iter()
+            .map(|p| format!("{} {}", binary_size(p.span_bytes), sig(p.ns_per_step, 3)))
+            .collect::<Vec<String>>()
+            .join(", ")
+    };
+    let mut line = format!(
         "page walk sweep ({} work items, each reading one element a page and a line apart, {} B; what a spec's `walks` are charged), ns per work item's step by span: {}\n",
         sweep.items,
         crate::bench::pages::STRIDE_BYTES,
-        steps.join(", ")
-    ))
+        curve(&sweep.points)
+    );
+    if !sweep.aliased.is_empty() {
+        line.push_str(&format!(
+            "  exactly a page apart (every step in the same cache sets; walks whose stride is a whole number of pages): {}\n",
+            curve(&sweep.aliased)
+        ));
+    }
+    Some(line)
 }
 
 /// BabelStream's five kernels, as BabelStream prints them, the device-timed rate beside.
