@@ -10,6 +10,12 @@
 //! along walks of each length (one page a step). A kernel's walks run side by side, so the
 //! pages they touch add; a walk whose stride is under a page touches `stride / page` of a
 //! page a step, and that share of its steps lands on another page.
+//!
+//! A walk whose stride is a whole number of pages (a power-of-two leading dimension) also
+//! puts every step in the same sets of a cache indexed below a page, so its lines stop
+//! staying in that cache long before its pages outgrow the TLB: such a walk is charged the
+//! sweep's aliased curve (a page a step) instead, on whichever side its stride is one. The
+//! window's odd sizes rarely are; a user's power-of-two target often is.
 
 use crate::bench::pages::STRIDE_BYTES;
 use crate::export::table::sig;
@@ -67,18 +73,39 @@ fn paired(
         .collect()
 }
 
-/// The sweep's seconds per step at the pages each side's walks touch over those of its
-/// shortest walk (a step whose page the TLB holds): (here, there), what a step that lands on
-/// another page costs more on each side; `None` without the sweep.
-fn step_seconds(device: &DeviceFacts, p: &PairedWalks) -> Option<(f64, f64)> {
-    let at = |pages: u64| {
+/// Whether every step of a walk falls in the same sets of a cache indexed below a page: its
+/// stride is a whole number of pages.
+fn aliased(w: &WalkedBuffer) -> bool {
+    w.stride_bytes > 0 && w.stride_bytes.is_multiple_of(PAGE_BYTES as u64)
+}
+
+/// What a step of `w` costs along walks that touch `pages` pages over a step of the sweep's
+/// shortest walk (a page the TLB holds, lines the caches hold): the aliased curve's cost
+/// where `w`'s stride is a whole number of pages and the calibration measured it, else the
+/// sweep's; never below 0. `None` without the sweep.
+fn extra_step_seconds(device: &DeviceFacts, w: &WalkedBuffer, pages: u64) -> Option<f64> {
+    let valid = |s: &f64| s.is_finite() && *s >= 0.0;
+    let plain = |pages: u64| device.page_walk_step_seconds(pages).filter(valid);
+    let within = plain(0)?;
+    let at = if aliased(w) {
         device
-            .page_walk_step_seconds(pages)
-            .filter(|s| s.is_finite() && *s >= 0.0)
+            .aliased_page_walk_step_seconds(pages)
+            .filter(valid)
+            .or_else(|| plain(pages))
+    } else {
+        plain(pages)
+    }?;
+    Some((at - within).max(0.0))
+}
+
+/// The extra seconds a step of each side's first walk costs ([`extra_step_seconds`]) at the
+/// pages that side's walks touch: (here, there); `None` without the sweep.
+fn step_seconds(device: &DeviceFacts, p: &PairedWalks) -> Option<(f64, f64)> {
+    let first = |walks: &[WalkedBuffer]| {
+        let w = walks.first()?;
+        extra_step_seconds(device, w, pages(walks))
     };
-    let within = at(0)?;
-    let more = |walks: &[WalkedBuffer]| at(pages(walks)).map(|s| (s - within).max(0.0));
-    more(&p.here).zip(more(&p.there))
+    first(&p.here).zip(first(&p.there))
 }
 
 /// For each kernel phase with declared walks: the seconds its steps at `size` take more
@@ -97,16 +124,18 @@ pub(super) fn walk_seconds(
     paired(workload, iterations, size, large)
         .into_iter()
         .map(|p| {
-            let more = step_seconds(device, &p).map_or(0.0, |(here, there)| {
-                p.here
-                    .iter()
-                    .filter_map(|w| {
-                        let t = p.there.iter().find(|t| t.buffer == w.buffer)?;
-                        let cost = there * new_page_share(t) - here * new_page_share(w);
-                        Some(w.item_steps as f64 * cost.max(0.0))
-                    })
-                    .sum()
-            });
+            let (pages_here, pages_there) = (pages(&p.here), pages(&p.there));
+            let more = p
+                .here
+                .iter()
+                .filter_map(|w| {
+                    let t = p.there.iter().find(|t| t.buffer == w.buffer)?;
+                    let here = extra_step_seconds(device, w, pages_here)?;
+                    let there = extra_step_seconds(device, t, pages_there)?;
+                    let cost = there * new_page_share(t) - here * new_page_share(w);
+                    Some(w.item_steps as f64 * cost.max(0.0))
+                })
+                .sum();
             (p.kernel, more)
         })
         .collect()
@@ -126,15 +155,22 @@ pub(super) fn walks_note(
         .map(|p| {
             let names: Vec<&str> = p.here.iter().map(|w| w.buffer.as_str()).collect();
             let names = names.join(", ");
+            let curve = |walks: &[WalkedBuffer]| match walks.first() {
+                Some(w) if aliased(w) && !device.aliased_page_walks.is_empty() => {
+                    "its stride a whole number of pages, every step in the same cache sets: the sweep's walks a page apart".to_string()
+                }
+                _ => format!("the page walk sweep's, {STRIDE_BYTES} B a step"),
+            };
             match step_seconds(device, &p) {
                 Some((here, there)) => format!(
-                    "{}'s walks of {names} touch {} pages at the target and {} at {top}: a step that lands on another page costs {} ns more there than within the TLB's reach and {} ns more at {top} in the page walk sweep ({} B a step), and each size's steps add the difference",
+                    "{}'s walks of {names} touch {} pages at the target and {} at {top}: a step costs {} ns more there than within the TLB's reach ({}) and {} ns more at {top} ({}), and each size's steps add the difference",
                     p.kernel,
                     pages(&p.there),
                     pages(&p.here),
                     sig(there * 1e9, 3),
+                    curve(&p.there),
                     sig(here * 1e9, 3),
-                    STRIDE_BYTES
+                    curve(&p.here),
                 ),
                 None => format!(
                     "{} declares walks of {names}, but the calibration has no page walk sweep: they move with the rest of its time",
@@ -209,6 +245,41 @@ mod tests {
         assert_eq!(walk_seconds(&gemm, 2, &none, size, large)[0].1, 0.0);
         let note = walks_note(&gemm, 2, &none, size, large).expect("a note");
         assert!(note.contains("no page walk sweep"), "{note}");
+    }
+
+    #[test]
+    fn a_stride_of_whole_pages_is_charged_the_aliased_curve() {
+        let (_dir, gemm) = super::super::spec_in_temp(GEMM, KERNEL);
+        // The aliased curve: 2.25 ns a step along walks that touch 2,048 pages.
+        let facts = DeviceFacts {
+            aliased_page_walks: vec![(64, 0.3e-9), (2048, 2.25e-9), (16384, 4.25e-9)],
+            ..device()
+        };
+        // N = 1024: strides of exactly a page; two walks touch 2,048 pages, 2.25 ns a step
+        // on the aliased curve, 2 ns over the plain curve's 0.25 within the TLB's reach.
+        // N = 512: 2 KiB strides (a page every other step), 512 pages, nothing more.
+        let (size, large) = (512, 1024);
+        let amounts = gemm.declared_amounts(size, 1).expect("amounts");
+        let steps = amounts[0].walks[0].item_steps as f64;
+        let extra = walk_seconds(&gemm, 1, &facts, size, large);
+        let want = 2.0 * steps * 2e-9;
+        assert!((extra[0].1 - want).abs() < 1e-9 * want, "{extra:?} {want}");
+        let note = walks_note(&gemm, 1, &facts, size, large).expect("a note");
+        assert!(
+            note.contains("2.00 ns more there")
+                && note.contains("every step in the same cache sets")
+                && note.contains("4160 B a step"),
+            "{note}"
+        );
+        // Without the aliased curve the plain one charges the page-multiple walk: 2,048
+        // pages lie halfway (in logarithms) between its 1,024 and 4,096.
+        let plain = walk_seconds(&gemm, 1, &device(), size, large);
+        let at = (0.25e-9f64 * 3.25e-9).sqrt() - 0.25e-9;
+        let want = 2.0 * steps * at;
+        assert!((plain[0].1 - want).abs() < 1e-9 * want, "{plain:?} {want}");
+        // A window size whose stride is a whole page is charged the aliased curve too.
+        let both = walk_seconds(&gemm, 1, &facts, 1024, 1024);
+        assert_eq!(both[0].1, 0.0, "{both:?}");
     }
 
     #[test]
