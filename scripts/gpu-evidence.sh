@@ -223,6 +223,11 @@ for h in held-out-5 held-out-6 held-out-7 held-out-8 held-out-9 held-out-11; do
     --device "$DEVICE" --half "$h" --calibration "$CAL" --verify smallest --cold-runs 3 \
     --out "$OUTDIR/ports" "$BIN"
 done
+# The twelfth batch's one case (SPLIT.md): the GEMV at N = 4096, a stride of whole pages, from
+# the odd window frozen with it, checked at its smallest size only.
+STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-12 validate \
+  kernels/ports/gemv-n.toml --device "$DEVICE" --small 1001,1201,1401,1601,2001 --large 4096 \
+  --repeat 3 --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-12"
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
   --device "$DEVICE" --half development --calibration "$CAL" --verify smallest --cold-runs 3 \
