@@ -392,8 +392,8 @@ fn hyperplane_line(sweep: &crate::bench::hyperplane::HyperplaneSweep, on: &str) 
     ))
 }
 
-/// The page walk sweep's cost per work item's step at every span it measured, one line;
-/// `None` for a sweep with no point.
+/// The page walk sweep's cost per work item's step at every span it measured, one line, and
+/// its aliased curve's on a second where it has one; `None` for a sweep with no point.
 fn page_walk_line(sweep: &crate::bench::pages::PageWalkSweep) -> Option<String> {
     if sweep.points.is_empty() {
         return None;
@@ -551,4 +551,44 @@ pub fn comparison_table(rows: &[ParameterComparison], before: &str, after: &str)
         ]);
     }
     t.render()
+}
+
+#[cfg(test)]
+mod page_walk_tests {
+    use super::page_walk_line;
+    use crate::bench::pages::{PageWalkPoint, PageWalkSweep};
+
+    fn point(steps: usize, span_bytes: usize, ns: f64) -> PageWalkPoint {
+        PageWalkPoint {
+            steps,
+            span_bytes,
+            ns_per_step: ns,
+            ci95_ns: [ns, ns],
+            outliers: 0,
+        }
+    }
+
+    #[test]
+    fn the_aliased_curve_gets_a_line_of_its_own_where_measured() {
+        let mut sweep = PageWalkSweep {
+            items: 64,
+            points: vec![point(64, 64 * 4160, 0.25), point(4096, 4096 * 4160, 3.0)],
+            aliased: Vec::new(),
+        };
+        let line = page_walk_line(&sweep).expect("a line");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            line.contains("260 KiB 0.25") && line.contains("3.00"),
+            "{line}"
+        );
+        sweep.aliased = vec![point(1024, 4 << 20, 1.57)];
+        let both = page_walk_line(&sweep).expect("two lines");
+        let second = both.lines().nth(1).expect("a second line");
+        assert!(
+            second.contains("exactly a page apart") && second.contains("4.00 MiB 1.57"),
+            "{both}"
+        );
+        sweep.points.clear();
+        assert!(page_walk_line(&sweep).is_none());
+    }
 }

@@ -159,6 +159,9 @@ pub(super) fn walks_note(
                 Some(w) if aliased(w) && !device.aliased_page_walks.is_empty() => {
                     "its stride a whole number of pages, every step in the same cache sets: the sweep's walks a page apart".to_string()
                 }
+                Some(w) if aliased(w) => format!(
+                    "its stride a whole number of pages, but the calibration has no walks a page apart (calibrate again to measure them): the page walk sweep's, {STRIDE_BYTES} B a step"
+                ),
                 _ => format!("the page walk sweep's, {STRIDE_BYTES} B a step"),
             };
             match step_seconds(device, &p) {
@@ -272,11 +275,16 @@ mod tests {
             "{note}"
         );
         // Without the aliased curve the plain one charges the page-multiple walk: 2,048
-        // pages lie halfway (in logarithms) between its 1,024 and 4,096.
+        // pages lie halfway (in logarithms) between its 1,024 and 4,096. The note says so.
         let plain = walk_seconds(&gemm, 1, &device(), size, large);
         let at = (0.25e-9f64 * 3.25e-9).sqrt() - 0.25e-9;
         let want = 2.0 * steps * at;
         assert!((plain[0].1 - want).abs() < 1e-9 * want, "{plain:?} {want}");
+        let note = walks_note(&gemm, 1, &device(), size, large).expect("a note");
+        assert!(
+            note.contains("the calibration has no walks a page apart"),
+            "{note}"
+        );
         // A window size whose stride is a whole page is charged the aliased curve too.
         let both = walk_seconds(&gemm, 1, &facts, 1024, 1024);
         assert_eq!(both[0].1, 0.0, "{both:?}");
