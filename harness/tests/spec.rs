@@ -677,6 +677,42 @@ fn declared_walks_take_a_stride_and_steps_and_a_wrong_one_is_named() {
 }
 
 #[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn a_declared_count_that_is_no_whole_number_fails_the_run_that_meets_it() {
+    let list = discover();
+    let Some(index) = common::opencl_device(&list) else {
+        return;
+    };
+    let device = list.devices[index].as_ref();
+    let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
+    // N / 8 steps: whole at N = 1000, 125.125 at N = 1001. The prediction alone reads a
+    // walk's steps; the run checks them so that a bad one is named, not silently dropped.
+    for (key, decl) in [
+        (
+            "walks.x.steps",
+            "walks = { x = { stride = \"N\", steps = \"N / 8\" } }",
+        ),
+        ("gathers.x", "gathers = { x = \"N / 8\" }"),
+        (
+            "searches.x.arrays",
+            "searches = { x = { arrays = \"N / 8\", stride = \"8\" } }",
+        ),
+    ] {
+        let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(&format!("{launch}\n{decl}"), ""));
+        let w = load(&path).unwrap();
+        assert!(w.run(device, 1000, 1, false).is_ok(), "{key}");
+        let err = w.run(device, 1001, 1, false).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("saxpy: {key}")) && err.contains("not a whole number"),
+            "{key}: {err}"
+        );
+    }
+}
+
+#[test]
 fn declared_gathers_are_counted_per_kernel_and_a_wrong_one_is_named() {
     let launch = "[[launches]]\nkernel = \"saxpy\"\nglobal = [\"N\"]\nargs = [\"buf:x\", \"buf:y\", \"f32:2.5\", \"u32:N\"]\nbytes = \"12 * N\"";
     let err = load_error(&format!("{launch}\ngathers = {{ z = \"N\" }}"), "");

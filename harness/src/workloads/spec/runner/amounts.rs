@@ -3,9 +3,51 @@
 
 use super::launch::shape;
 use super::{invalid, SpecWorkload};
+use crate::workloads::spec::compiled::Code;
+use crate::workloads::spec::format::LaunchSpec;
 use crate::workloads::{
     DeclaredAmounts, GatheredReads, SearchedBuffer, WalkedBuffer, WorkloadError,
 };
+
+/// One count launch `l` declares for a buffer (`what`: `walks.A.steps`, say) at `v`: a whole
+/// number ≥ 0, or an error that names the kernel and the key.
+fn declared_count(
+    spec: &SpecWorkload,
+    l: &LaunchSpec,
+    what: &str,
+    c: &Code,
+    v: &[f64],
+) -> Result<u64, WorkloadError> {
+    c.eval_count(v)
+        .map_err(|e| invalid(spec, format!("{}: {what}: {e}", l.kernel)))
+}
+
+/// Evaluate every count launch `l` declares besides its bytes and flops (gathers' reads,
+/// searches' arrays and strides, walks' strides and steps) at `v`, so that one that is no
+/// whole number fails the run that meets it with the key's name, as a `bytes` that is none
+/// does. Only the prediction reads them, and it cannot report an error: unchecked, such a
+/// declaration vanished from the prediction without a word.
+pub(super) fn check_declared_counts(
+    spec: &SpecWorkload,
+    l: &LaunchSpec,
+    v: &[f64],
+) -> Result<(), WorkloadError> {
+    for (buffer, reads) in &l.gathers {
+        let name = &spec.buffers[*buffer].name;
+        declared_count(spec, l, &format!("gathers.{name}"), reads, v)?;
+    }
+    for s in &l.searches {
+        let name = &spec.buffers[s.buffer].name;
+        declared_count(spec, l, &format!("searches.{name}.arrays"), &s.arrays, v)?;
+        declared_count(spec, l, &format!("searches.{name}.stride"), &s.stride, v)?;
+    }
+    for w in &l.walks {
+        let name = &spec.buffers[w.buffer].name;
+        declared_count(spec, l, &format!("walks.{name}.stride"), &w.stride, v)?;
+        declared_count(spec, l, &format!("walks.{name}.steps"), &w.steps, v)?;
+    }
+    Ok(())
+}
 
 /// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
 /// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
@@ -54,9 +96,7 @@ pub(super) fn declared_amounts(
             };
             for (buffer, reads) in &l.gathers {
                 let b = &spec.buffers[*buffer];
-                let reads = reads
-                    .eval_count(v)
-                    .map_err(|e| invalid(spec, format!("{}: gathers.{}: {e}", l.kernel, b.name)))?;
+                let reads = declared_count(spec, l, &format!("gathers.{}", b.name), reads, v)?;
                 match a.gathers.iter_mut().find(|g| g.buffer == b.name) {
                     Some(g) => g.reads = g.reads.saturating_add(reads),
                     None => a.gathers.push(GatheredReads {
@@ -71,13 +111,9 @@ pub(super) fn declared_amounts(
                 if a.searches.iter().any(|d| d.buffer == b.name) {
                     continue;
                 }
-                let count = |c: &crate::workloads::spec::compiled::Code, key: &str| {
-                    c.eval_count(v).map(|n| n.max(1)).map_err(|e| {
-                        invalid(
-                            spec,
-                            format!("{}: searches.{}.{key}: {e}", l.kernel, b.name),
-                        )
-                    })
+                let count = |c: &Code, key: &str| {
+                    declared_count(spec, l, &format!("searches.{}.{key}", b.name), c, v)
+                        .map(|n| n.max(1))
                 };
                 a.searches.push(SearchedBuffer {
                     buffer: b.name.clone(),
@@ -89,10 +125,8 @@ pub(super) fn declared_amounts(
             let items: usize = launch.global[..launch.dims].iter().product();
             for w in &l.walks {
                 let b = &spec.buffers[w.buffer];
-                let count = |c: &crate::workloads::spec::compiled::Code, key: &str| {
-                    c.eval_count(v).map_err(|e| {
-                        invalid(spec, format!("{}: walks.{}.{key}: {e}", l.kernel, b.name))
-                    })
+                let count = |c: &Code, key: &str| {
+                    declared_count(spec, l, &format!("walks.{}.{key}", b.name), c, v)
                 };
                 let steps = count(&w.steps, "steps")?;
                 let item_steps = (items as u64).saturating_mul(steps);

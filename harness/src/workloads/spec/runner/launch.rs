@@ -127,5 +127,6 @@ pub(super) fn launch_once(
     };
     let bytes = count(&l.bytes, "bytes")?;
     let flops = count(&l.flops, "flops")?;
+    super::amounts::check_declared_counts(spec, l, vars)?;
     s.launch_declared(&l.kernel, &l.kernel, &launch, &args, bytes, flops)
 }
