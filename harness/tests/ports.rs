@@ -113,6 +113,10 @@ const PORTS: &[(&str, u64)] = &[
     ("transpose-naive", 67),
     // The eleventh batch (SPLIT.md, "The eleventh batch"), one held-out kernel.
     ("gemv-n", 1001),
+    // The thirteenth batch (SPLIT.md, "The thirteenth batch"), two held-out grid-stride kernels
+    // (the twelfth adds no kernel).
+    ("stream-dot", 135_169),
+    ("gridstride-saxpy", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -162,6 +166,10 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     // The eleventh, one held-out kernel for the walks rule (its development kernel is sgemm).
     let h = split_names(&split, "**Held-out 11 (1):**");
     assert_eq!(h.len(), 1, "batch 11: {h:?}");
+    held.extend(h);
+    // The thirteenth, two held-out grid-stride kernels that judge spec-format's advice.
+    let h = split_names(&split, "**Held-out 13 (2):**");
+    assert_eq!(h.len(), 2, "batch 13: {h:?}");
     held.extend(h);
     for (name, size) in PORTS {
         let spec =
