@@ -228,6 +228,11 @@ done
 STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-12 validate \
   kernels/ports/gemv-n.toml --device "$DEVICE" --small 1001,1201,1401,1601,2001 --large 4096 \
   --repeat 3 --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-12"
+# The thirteenth batch's two grid-stride kernels (SPLIT.md), their targets and windows from the
+# calibration, as they were measured on PoCL.
+STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-13 validate-suite \
+  --workloads kernels/ports/stream-dot.toml,kernels/ports/gridstride-saxpy.toml \
+  --device "$DEVICE" --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-13"
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
   --device "$DEVICE" --half development --calibration "$CAL" --verify smallest --cold-runs 3 \

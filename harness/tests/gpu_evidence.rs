@@ -72,6 +72,7 @@ fn the_cpu_half_runs_within_its_budget_and_lists_every_step() {
         "ports-held-out-9",
         "ports-held-out-11",
         "ports-held-out-12",
+        "ports-held-out-13",
         "ports-development",
         "ports-development-2",
         "ports-development-3",
