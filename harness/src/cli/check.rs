@@ -8,6 +8,7 @@ use clap::Args;
 use harness::backend::{discover, BackendKind};
 use harness::experiments::check_kernels::{builtin_programs, check_kernels, DEFAULT_ARCHS};
 use harness::export::Table;
+use harness::workloads::Workload;
 
 /// Arguments of `harness check-kernels`.
 #[derive(Args, Debug)]
@@ -44,8 +45,11 @@ pub fn check_command(args: CheckArgs) -> Result<()> {
         }
     }
     let mut programs = builtin_programs();
+    let mut walk_notes = Vec::new();
     for spec in &args.specs {
-        programs.push(harness::workloads::spec::load(spec)?.program());
+        let spec = harness::workloads::spec::load(spec)?;
+        walk_notes.extend(spec.undeclared_walks());
+        programs.push(spec.program());
     }
     let list = discover();
     let opencl: Vec<&dyn harness::backend::Device> = if args.no_opencl {
@@ -157,6 +161,11 @@ pub fn check_command(args: CheckArgs) -> Result<()> {
     }
     if report.checks.is_empty() {
         bail!("nothing was checked: no NVRTC and no OpenCL device");
+    }
+    // What a spec's kernels walk without declaring it: a prediction's matter, after the
+    // compile checks (which these notes do not fail).
+    for note in walk_notes {
+        eprintln!("note: {note}");
     }
     Ok(())
 }

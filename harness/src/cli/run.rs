@@ -133,5 +133,9 @@ pub(super) fn run_command(
     } else {
         print!("{}", views::run_table(&result, verify));
     }
+    // A kernel whose source walks a buffer a stride apart, undeclared: what to declare.
+    for note in workload.undeclared_walks() {
+        eprintln!("note: {note}");
+    }
     Ok(())
 }

@@ -283,6 +283,13 @@ pub trait Workload {
         Vec::new()
     }
 
+    /// Kernels whose source walks a buffer a stride apart (a column, a grid-stride loop) while
+    /// none of their launches declares `walks`, one sentence each with the declaration that
+    /// would say so (a spec's kernels, read from their source).
+    fn undeclared_walks(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The bytes of the grid a phase declared `stencil` or `hyperplane` walks at `size`, at
     /// which the calibration's sweep of that pattern is read: the whole working set, unless
     /// the phase walks one of several arrays (SOR's skewed copy).

@@ -175,6 +175,21 @@ pub fn compile(expr: &Expr, scope: &Scope) -> Result<Code, String> {
     })
 }
 
+/// A function's name as a spec writes it.
+fn func_name(f: Func) -> &'static str {
+    match f {
+        Func::Min => "min",
+        Func::Max => "max",
+        Func::Pow => "pow",
+        Func::Sqrt => "sqrt",
+        Func::Sin => "sin",
+        Func::Cos => "cos",
+        Func::Abs => "abs",
+        Func::Floor => "floor",
+        Func::Choose => "choose",
+    }
+}
+
 /// The binomial coefficient C(n, k) by the product formula (0 outside 0 ≤ k ≤ n). Each of
 /// the min(k, n − k) factors is at least 2, so past 1024 of them the value is beyond any
 /// f64: infinity at once, not a loop of 10^14 steps.
@@ -250,6 +265,88 @@ impl Code {
             ));
         }
         Ok(v as u64)
+    }
+
+    /// `a · b`.
+    pub fn product(a: Code, b: Code) -> Code {
+        Code::Bin(OpCode(Op::Mul), Box::new(a), Box::new(b))
+    }
+
+    /// `a + b`.
+    pub fn sum(a: Code, b: Code) -> Code {
+        Code::Bin(OpCode(Op::Add), Box::new(a), Box::new(b))
+    }
+
+    /// `a − b`.
+    pub fn difference(a: Code, b: Code) -> Code {
+        Code::Bin(OpCode(Op::Sub), Box::new(a), Box::new(b))
+    }
+
+    /// `a / b`.
+    pub fn quotient(a: Code, b: Code) -> Code {
+        Code::Bin(OpCode(Op::Div), Box::new(a), Box::new(b))
+    }
+
+    /// `floor(a)`.
+    pub fn floor(a: Code) -> Code {
+        Code::Call1(FuncCode(Func::Floor), Box::new(a))
+    }
+
+    /// The expression written out as a spec would write it, each variable by `name(slot)`,
+    /// with no more parentheses than its operators need.
+    ///
+    /// ```
+    /// use harness::workloads::spec::compiled::{compile, Scope};
+    /// use harness::workloads::spec::expr::parse;
+    /// let scope = Scope::new(vec![("N".into(), 0), ("G".into(), 1)]);
+    /// let code = compile(&parse("floor((N - 1) / (G * 256)) - (N - G)").unwrap(), &scope).unwrap();
+    /// let names = ["N", "G"];
+    /// assert_eq!(code.text(&|s| names[s].to_string()), "floor((N - 1) / (G * 256)) - (N - G)");
+    /// ```
+    pub fn text(&self, name: &dyn Fn(usize) -> String) -> String {
+        self.text_in(name, 0)
+    }
+
+    /// The text, in parentheses where its operator binds less than `context`.
+    fn text_in(&self, name: &dyn Fn(usize) -> String, context: u8) -> String {
+        let (prec, text) = match self {
+            Code::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => (3, format!("{}", *v as i64)),
+            Code::Num(v) => (3, format!("{v}")),
+            Code::Var(slot) => (3, name(*slot)),
+            Code::Neg(e) => (3, format!("-{}", e.text_in(name, 3))),
+            Code::Bin(OpCode(op), a, b) => {
+                let (prec, symbol) = match op {
+                    Op::Add => (1, "+"),
+                    Op::Sub => (1, "-"),
+                    Op::Mul => (2, "*"),
+                    Op::Div => (2, "/"),
+                    Op::Rem => (2, "%"),
+                };
+                // The right operand of − / % groups: a − (b + c) keeps its parentheses.
+                let right = if matches!(op, Op::Add | Op::Mul) {
+                    prec
+                } else {
+                    prec + 1
+                };
+                let text = format!(
+                    "{} {symbol} {}",
+                    a.text_in(name, prec),
+                    b.text_in(name, right)
+                );
+                (prec, text)
+            }
+            Code::Call1(FuncCode(f), a) => (3, format!("{}({})", func_name(*f), a.text(name))),
+            Code::Call2(FuncCode(f), a, b) => (
+                3,
+                format!("{}({}, {})", func_name(*f), a.text(name), b.text(name)),
+            ),
+            Code::Index(_, buffer, i) => (3, format!("{buffer}[{}]", i.text(name))),
+        };
+        if prec < context {
+            format!("({text})")
+        } else {
+            text
+        }
     }
 
     /// Whether the expression reads variable `slot`.

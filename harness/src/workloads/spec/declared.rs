@@ -1,8 +1,83 @@
 //! What a spec's launches declare about themselves beyond what they run: their access
-//! patterns (`access = "…"`), collected per kernel for the `calibrated` prediction.
+//! patterns (`access = "…"`), collected per kernel for the `calibrated` prediction, and the
+//! walks their kernels' sources make ([`super::source_walks`]), in the spec's terms, to say
+//! what a launch that declares none might declare.
 
-use super::format::{LaunchSpec, Step};
+use super::compiled::Code;
+use super::format::{ArgSpec, LaunchSpec, SpecWorkload, Step};
+use super::source_walks::{source_walks, Sym};
 use crate::workloads::Access;
+
+/// A walk a kernel's source makes, in the terms of the kernel's first launch.
+#[derive(Debug, Clone)]
+pub struct SourceWalkHint {
+    /// The kernel.
+    pub kernel: String,
+    /// The walked buffer's index among the spec's buffers.
+    pub buffer: usize,
+    /// Elements from one step to the next, from the launch's arguments.
+    pub stride: Code,
+    /// Steps of one work item's walk, where the loop's bounds are the launch's arguments.
+    pub steps: Option<Code>,
+    /// The subscript and its loop as written.
+    pub excerpt: String,
+    /// Whether the kernel's launches declare any `walks`.
+    pub declared: bool,
+}
+
+/// The walks each kernel's source makes (`source` its text), per kernel in the order its
+/// first launch comes, each in that launch's arguments; a walked parameter that is no
+/// buffer, or a stride that no argument gives, is left out.
+pub(super) fn source_walk_hints(steps: &[Step], source: &str) -> Vec<SourceWalkHint> {
+    let all = launches(steps);
+    let mut hints = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for l in &all {
+        if seen.contains(&l.kernel.as_str()) {
+            continue;
+        }
+        seen.push(&l.kernel);
+        let declared = all
+            .iter()
+            .any(|m| m.kernel == l.kernel && !m.walks.is_empty());
+        for w in source_walks(source, &l.kernel) {
+            let Some(&ArgSpec::Buffer(buffer)) = l.args.get(w.param) else {
+                continue;
+            };
+            let Some(stride) = in_launch(&w.stride, l) else {
+                continue;
+            };
+            hints.push(SourceWalkHint {
+                kernel: l.kernel.clone(),
+                buffer,
+                stride,
+                steps: w.steps.as_ref().and_then(|s| in_launch(s, l)),
+                excerpt: w.excerpt,
+                declared,
+            });
+        }
+    }
+    hints
+}
+
+/// A quantity of the kernel's parameters in the launch's terms: each parameter its
+/// argument's expression, the global size the launch's.
+fn in_launch(sym: &Sym, launch: &LaunchSpec) -> Option<Code> {
+    let two = |a: &Sym, b: &Sym| Some((in_launch(a, launch)?, in_launch(b, launch)?));
+    Some(match sym {
+        Sym::Num(v) => Code::Num(*v),
+        Sym::Param(i) => match launch.args.get(*i)? {
+            ArgSpec::Scalar(_, code) => code.clone(),
+            ArgSpec::Buffer(_) => return None,
+        },
+        Sym::Global(d) => launch.global.get(*d)?.clone(),
+        Sym::Add(a, b) => two(a, b).map(|(a, b)| Code::sum(a, b))?,
+        Sym::Sub(a, b) => two(a, b).map(|(a, b)| Code::difference(a, b))?,
+        Sym::Mul(a, b) => two(a, b).map(|(a, b)| Code::product(a, b))?,
+        Sym::Div(a, b) => two(a, b).map(|(a, b)| Code::quotient(a, b))?,
+        Sym::Floor(a) => Code::floor(in_launch(a, launch)?),
+    })
+}
 
 /// Each kernel's `access`, where one of its launches declares one other than streaming (the
 /// most particular, should two launches of one kernel disagree).
@@ -45,4 +120,163 @@ fn launches(steps: &[Step]) -> Vec<&LaunchSpec> {
             Step::Loop(lp) => launches(&lp.body),
         })
         .collect()
+}
+
+/// Each variable slot's name in `spec`: the size, the named parameters, `iters`, `iter`,
+/// `i` and the host loops' variables.
+fn slot_names(spec: &SpecWorkload) -> Vec<String> {
+    let mut names = vec![String::new(); spec.slots.total];
+    names[0] = spec.params.size_name.clone();
+    for (k, (name, _)) in spec.params.named.iter().enumerate() {
+        names[k + 1] = name.clone();
+    }
+    names[spec.slots.iters] = "iters".into();
+    names[spec.slots.iter] = "iter".into();
+    names[spec.slots.element] = "i".into();
+    fn loops(steps: &[Step], names: &mut [String]) {
+        for s in steps {
+            if let Step::Loop(lp) = s {
+                names[lp.slot] = lp.var.clone();
+                loops(&lp.body, names);
+            }
+        }
+    }
+    loops(&spec.steps, &mut names);
+    names
+}
+
+/// One sentence per kernel whose launches declare no `walks` while its source walks a
+/// buffer: what it walks, and the `walks` line that would declare it (docs/spec-format.md).
+pub(super) fn undeclared_walk_notes(spec: &SpecWorkload) -> Vec<String> {
+    let hints = source_walk_hints(&spec.steps, &spec.source_text);
+    let names = slot_names(spec);
+    let text = |c: &Code| c.text(&|slot| names.get(slot).cloned().unwrap_or_default());
+    let mut notes = Vec::new();
+    let mut kernels: Vec<&str> = hints
+        .iter()
+        .filter(|h| !h.declared)
+        .map(|h| h.kernel.as_str())
+        .collect();
+    kernels.dedup();
+    for kernel in kernels {
+        let walks: Vec<&SourceWalkHint> = hints.iter().filter(|h| h.kernel == kernel).collect();
+        let what: Vec<String> = walks
+            .iter()
+            .map(|h| format!("{} (`{}`)", spec.buffers[h.buffer].name, h.excerpt))
+            .collect();
+        let entries: Vec<String> = walks
+            .iter()
+            .map(|h| {
+                format!(
+                    "{} = {{ stride = \"{}\", steps = \"{}\" }}",
+                    spec.buffers[h.buffer].name,
+                    text(&h.stride),
+                    h.steps.as_ref().map_or("?".into(), &text)
+                )
+            })
+            .collect();
+        let unknown = if walks.iter().any(|h| h.steps.is_none()) {
+            " (\"?\": the loop's trip count, which its bounds do not give in the launch's arguments)"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "{kernel} declares no walks, but each of its work items walks {}: on a CPU device a step a page or more apart waits on a page walk once the walks' pages outgrow the TLB, a cost the calibrated prediction charges to declared walks only; to declare it: walks = {{ {} }}{unknown} (docs/spec-format.md, `walks`)",
+            what.join(" and "),
+            entries.join(", ")
+        ));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn ports() -> Vec<SpecWorkload> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/ports");
+        let mut specs: Vec<SpecWorkload> = std::fs::read_dir(&dir)
+            .expect("kernels/ports")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "toml")
+                    && !p.to_string_lossy().ends_with("-reference.toml")
+            })
+            .map(|p| super::super::load(&p).expect("a port loads"))
+            .collect();
+        specs.sort_by(|a, b| a.name.cmp(&b.name));
+        specs
+    }
+
+    /// Every port that declares walks declares what its source walks: the same buffers,
+    /// and strides and steps that agree at two sizes (the declarations were written by hand
+    /// from the kernels, before the reader existed).
+    #[test]
+    fn the_source_walks_of_the_ports_are_what_they_declare() {
+        let mut checked = 0;
+        for spec in ports() {
+            let hints = source_walk_hints(&spec.steps, &spec.source_text);
+            for l in launches(&spec.steps)
+                .into_iter()
+                .filter(|l| !l.walks.is_empty())
+            {
+                let found: Vec<&SourceWalkHint> =
+                    hints.iter().filter(|h| h.kernel == l.kernel).collect();
+                let mut want: Vec<usize> = l.walks.iter().map(|w| w.buffer).collect();
+                let mut got: Vec<usize> = found.iter().map(|h| h.buffer).collect();
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{}: {}", spec.name, l.kernel);
+                for size in [96, 1000] {
+                    let vars = spec.vars(size, 1).expect("vars");
+                    for w in &l.walks {
+                        let h = found.iter().find(|h| h.buffer == w.buffer).expect("found");
+                        let eval = |c: &Code| c.eval(&vars, &[]).expect("evaluates");
+                        let steps = h.steps.as_ref().expect("steps read");
+                        assert_eq!(eval(&h.stride), eval(&w.stride), "{} stride", spec.name);
+                        assert_eq!(eval(steps), eval(&w.steps), "{} steps", spec.name);
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(
+                hints.iter().all(|h| h.declared
+                    == launches(&spec.steps)
+                        .iter()
+                        .any(|l| l.kernel == h.kernel && !l.walks.is_empty())),
+                "{}",
+                spec.name
+            );
+        }
+        // sgemm's two walks, gemv-n's one, stream-dot's and gridstride-saxpy's two, at two
+        // sizes each.
+        assert_eq!(checked, 2 * 7, "walks checked");
+    }
+
+    /// What the reader says of the ports that declare no walks, printed for the record
+    /// (`--nocapture`), and the declaration it suggests parses as a spec's walks would.
+    #[test]
+    fn the_ports_without_walks_get_a_note_that_parses() {
+        for spec in ports() {
+            for note in undeclared_walk_notes(&spec) {
+                println!("{}: {note}", spec.name);
+                let table = note
+                    .split("walks = ")
+                    .nth(1)
+                    .and_then(|t| t.split(" (").next())
+                    .expect("a declaration");
+                let parsed: toml::Value =
+                    toml::from_str(&format!("walks = {table}")).expect("TOML");
+                for (_, w) in parsed["walks"].as_table().expect("a table") {
+                    for key in ["stride", "steps"] {
+                        let text = w[key].as_str().expect("a string");
+                        if text != "?" {
+                            crate::workloads::spec::expr::parse(text).expect("an expression");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

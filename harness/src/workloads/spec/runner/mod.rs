@@ -74,7 +74,7 @@ impl SpecWorkload {
     }
 
     /// The values array at `size` for `iterations`: parameters and `iters` set.
-    fn vars(&self, size: usize, iterations: usize) -> Result<Vec<f64>, WorkloadError> {
+    pub(crate) fn vars(&self, size: usize, iterations: usize) -> Result<Vec<f64>, WorkloadError> {
         let mut vars = vec![0.0; self.slots.total];
         self.params
             .fill(size, &self.overrides, &mut vars)
@@ -478,6 +478,10 @@ impl Workload for SpecWorkload {
 
     fn undeclared_access(&self) -> Vec<&str> {
         super::declared::undeclared_access(&self.steps)
+    }
+
+    fn undeclared_walks(&self) -> Vec<String> {
+        super::declared::undeclared_walk_notes(self)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

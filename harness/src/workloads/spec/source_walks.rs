@@ -1,0 +1,792 @@
+//! Walks read from a kernel's source: the `for` loops in which each work item steps through a
+//! buffer a stride apart (a column of a column-major matrix, a grid-stride loop), so that a
+//! spec whose launch declares no `walks` can be told what to declare (docs/spec-format.md,
+//! `walks`). A reader, not a compiler: it follows loops whose counter advances by a constant,
+//! a kernel parameter or the launch's width, and subscripts of a pointer parameter that are
+//! linear in that counter; where it does not understand a loop or a subscript it says
+//! nothing. A stride it cannot put in the kernel's parameters (a local variable, a work
+//! item's index) or one under [`MIN_STRIDE`] elements is no walk it reports.
+
+/// Elements a step must reach, where the stride is a number, for the step to count as a
+/// walk: a quarter of a 4 KiB page of floats. Smaller literal strides stay within a few
+/// lines (an unrolled row, a vector's components); a stride written as a parameter grows
+/// with the problem and always counts.
+pub const MIN_STRIDE: f64 = 256.0;
+
+/// A quantity in the kernel's own terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sym {
+    /// A number.
+    Num(f64),
+    /// The kernel's scalar parameter at this position (from 0).
+    Param(usize),
+    /// The launch's global size in this dimension.
+    Global(usize),
+    /// `a + b`.
+    Add(Box<Sym>, Box<Sym>),
+    /// `a − b`.
+    Sub(Box<Sym>, Box<Sym>),
+    /// `a · b`.
+    Mul(Box<Sym>, Box<Sym>),
+    /// `a / b`.
+    Div(Box<Sym>, Box<Sym>),
+    /// `⌊a⌋`.
+    Floor(Box<Sym>),
+}
+
+impl Sym {
+    fn bin(make: fn(Box<Sym>, Box<Sym>) -> Sym, a: Sym, b: Sym) -> Sym {
+        make(Box::new(a), Box::new(b))
+    }
+
+    fn neg(a: Sym) -> Sym {
+        match a {
+            Sym::Num(v) => Sym::Num(-v),
+            a => Sym::bin(Sym::Mul, Sym::Num(-1.0), a),
+        }
+    }
+
+    fn times(a: Sym, b: Sym) -> Sym {
+        match (a, b) {
+            (Sym::Num(x), Sym::Num(y)) => Sym::Num(x * y),
+            (Sym::Num(1.0), b) => b,
+            (a, Sym::Num(1.0)) => a,
+            (a, b) => Sym::bin(Sym::Mul, a, b),
+        }
+    }
+
+    fn plus(a: Sym, b: Sym) -> Sym {
+        match (a, b) {
+            (Sym::Num(x), Sym::Num(y)) => Sym::Num(x + y),
+            (Sym::Num(0.0), b) => b,
+            (a, Sym::Num(0.0)) => a,
+            (a, b) => Sym::bin(Sym::Add, a, b),
+        }
+    }
+
+    fn over(a: Sym, b: Sym) -> Sym {
+        match (a, b) {
+            (Sym::Num(x), Sym::Num(y)) if y != 0.0 => Sym::Num(x / y),
+            (a, Sym::Num(1.0)) => a,
+            (a, b) => Sym::bin(Sym::Div, a, b),
+        }
+    }
+
+    fn floor(a: Sym) -> Sym {
+        match a {
+            Sym::Num(x) => Sym::Num(x.floor()),
+            a => Sym::Floor(Box::new(a)),
+        }
+    }
+
+    fn minus(a: Sym, b: Sym) -> Sym {
+        match (a, b) {
+            (Sym::Num(x), Sym::Num(y)) => Sym::Num(x - y),
+            (a, Sym::Num(0.0)) => a,
+            (a, b) => Sym::bin(Sym::Sub, a, b),
+        }
+    }
+}
+
+/// One walk found in a kernel's source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceWalk {
+    /// The walked pointer parameter's position (from 0).
+    pub param: usize,
+    /// Elements from one step to the next.
+    pub stride: Sym,
+    /// Steps of one work item's walk (the loop's trip count, times its enclosing loops'),
+    /// where the loops' bounds are in the kernel's parameters.
+    pub steps: Option<Sym>,
+    /// The subscript and its loop as written, for messages.
+    pub excerpt: String,
+}
+
+/// The walks of kernel `kernel` in `source` (the common dialect, OpenCL C or CUDA), one per
+/// walked parameter (its first walking subscript), in the order of the parameters.
+pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
+    let text = normalise(&strip_comments(source));
+    let defines = numeric_defines(&text);
+    let Some((params, body)) = kernel_parts(&text, kernel) else {
+        return Vec::new();
+    };
+    let loops = counted_loops(&body, &params, &defines);
+    let mut walks: Vec<SourceWalk> = Vec::new();
+    for (at, param, index) in subscripts(&body, &params) {
+        if walks.iter().any(|w| w.param == param) {
+            continue;
+        }
+        let Some(index_ast) = parse_expr(&index) else {
+            continue;
+        };
+        // The innermost enclosing loop along whose counter the subscript walks.
+        let enclosing: Vec<&CountedLoop> = loops
+            .iter()
+            .filter(|l| l.body.0 <= at && at < l.body.1)
+            .collect();
+        let mut found = None;
+        for l in enclosing.iter().rev() {
+            let Ok(Some(coef)) = coefficient(&index_ast, &l.var, &params, &defines) else {
+                continue;
+            };
+            let stride = Sym::times(coef, l.step.clone());
+            if matches!(stride, Sym::Num(v) if v.abs() < MIN_STRIDE) {
+                continue;
+            }
+            found = Some((*l, stride));
+            break;
+        }
+        let Some((l, stride)) = found else { continue };
+        // The walk repeats once per step of every loop around its own.
+        let steps = l.trips.clone().and_then(|own| {
+            enclosing
+                .iter()
+                .filter(|o| o.body.0 < l.body.0)
+                .try_fold(own, |acc, o| Some(Sym::times(o.trips.clone()?, acc)))
+        });
+        walks.push(SourceWalk {
+            param,
+            stride,
+            steps,
+            excerpt: format!(
+                "{}[{}] in for ({})",
+                params[param].name,
+                index.trim(),
+                l.header
+            ),
+        });
+    }
+    walks.sort_by_key(|w| w.param);
+    walks
+}
+
+/// A kernel parameter.
+#[derive(Debug, Clone)]
+struct Param {
+    name: String,
+    pointer: bool,
+}
+
+/// A `for` loop whose counter advances by a known step.
+#[derive(Debug, Clone)]
+struct CountedLoop {
+    var: String,
+    step: Sym,
+    /// Its trip count, where its bounds are known.
+    trips: Option<Sym>,
+    /// Its body's byte range in the kernel's body.
+    body: (usize, usize),
+    header: String,
+}
+
+fn strip_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |e| &r[e + 2..]);
+            out.push(' ');
+        } else if let Some(r) = rest.strip_prefix("//") {
+            rest = r.find('\n').map_or("", |e| &r[e..]);
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The launch's width in each dialect's spelling, as the common dialect's `GSIZE0`.
+fn normalise(text: &str) -> String {
+    let squeezed: String = text.replace("get_global_size(0)", "GSIZE0");
+    let mut out = squeezed;
+    for cuda in [
+        "blockDim.x * gridDim.x",
+        "gridDim.x * blockDim.x",
+        "blockDim.x*gridDim.x",
+        "gridDim.x*blockDim.x",
+    ] {
+        out = out.replace(cuda, "GSIZE0");
+    }
+    out
+}
+
+/// `#define NAME number` lines.
+fn numeric_defines(text: &str) -> Vec<(String, f64)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.trim().strip_prefix("#define")?.split_whitespace();
+            let name = words.next()?;
+            let value = number(words.next()?.trim_matches(|c| c == '(' || c == ')'))?;
+            words.next().is_none().then(|| (name.to_string(), value))
+        })
+        .collect()
+}
+
+/// A C number literal without its suffix.
+fn number(token: &str) -> Option<f64> {
+    let digits = token.trim_end_matches(['u', 'U', 'l', 'L', 'f', 'F']);
+    if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
+    }
+    digits.parse::<f64>().ok()
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The byte just past the bracket that closes the one at `open`.
+fn matching(text: &str, open: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (o, c) = match bytes[open] {
+        b'(' => (b'(', b')'),
+        b'[' => (b'[', b']'),
+        b'{' => (b'{', b'}'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        if b == o {
+            depth += 1;
+        } else if b == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// Positions where the word `word` starts in `text`.
+fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(|c| is_word(c) || c == '.') && !after.is_some_and(is_word)
+    })
+}
+
+fn skip_space(text: &str, at: usize) -> usize {
+    at + text[at..].len() - text[at..].trim_start().len()
+}
+
+/// The kernel's parameters and body text.
+fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, String)> {
+    for at in word_positions(text, kernel) {
+        let open = skip_space(text, at + kernel.len());
+        if text.as_bytes().get(open) != Some(&b'(') {
+            continue;
+        }
+        // A definition: the parameter list is followed by its body.
+        let close = matching(text, open)?;
+        let brace = skip_space(text, close);
+        if text.as_bytes().get(brace) != Some(&b'{') {
+            continue;
+        }
+        // `KERNEL name(` in the common dialect, `… void name(` in OpenCL C and CUDA.
+        let before = text[..at].trim_end();
+        if !(before.ends_with("KERNEL") || before.ends_with("void")) {
+            continue;
+        }
+        let end = matching(text, brace)?;
+        let params = split_top(&text[open + 1..close - 1], ',')
+            .into_iter()
+            .map(|p| {
+                let name: String = p
+                    .trim()
+                    .chars()
+                    .rev()
+                    .take_while(|&c| is_word(c))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                Param {
+                    name,
+                    pointer: p.contains('*'),
+                }
+            })
+            .collect();
+        return Some((params, text[brace + 1..end - 1].to_string()));
+    }
+    None
+}
+
+/// `text` split at `sep` outside brackets.
+fn split_top(text: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// Every `for` loop of `body` with a counter that advances by a known step.
+fn counted_loops(body: &str, params: &[Param], defines: &[(String, f64)]) -> Vec<CountedLoop> {
+    let mut loops = Vec::new();
+    for at in word_positions(body, "for") {
+        let open = skip_space(body, at + 3);
+        if body.as_bytes().get(open) != Some(&b'(') {
+            continue;
+        }
+        let Some(close) = matching(body, open) else {
+            continue;
+        };
+        let header = &body[open + 1..close - 1];
+        let start = skip_space(body, close);
+        let Some(end) = statement_end(body, start) else {
+            continue;
+        };
+        if let Some(l) = counted(header, params, defines, (start, end)) {
+            loops.push(l);
+        }
+    }
+    loops
+}
+
+/// The byte past the statement starting at `start`: a block, a `for`, `while` or `if` with
+/// the statement it controls, or what runs to the next `;`.
+fn statement_end(text: &str, start: usize) -> Option<usize> {
+    if text.as_bytes().get(start) == Some(&b'{') {
+        return matching(text, start);
+    }
+    for keyword in ["for", "while", "if"] {
+        let rest = &text[start..];
+        if rest.starts_with(keyword) && !rest[keyword.len()..].starts_with(is_word) {
+            let open = skip_space(text, start + keyword.len());
+            if text.as_bytes().get(open) != Some(&b'(') {
+                return None;
+            }
+            let close = matching(text, open)?;
+            return statement_end(text, skip_space(text, close));
+        }
+    }
+    let mut depth = 0i32;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ';' if depth == 0 => return Some(start + i + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+const TYPE_WORDS: &[&str] = &[
+    "const", "unsigned", "signed", "uint", "int", "long", "ulong", "size_t", "short", "ushort",
+];
+
+/// A loop header `init; cond; step` as a counted loop.
+fn counted(
+    header: &str,
+    params: &[Param],
+    defines: &[(String, f64)],
+    body: (usize, usize),
+) -> Option<CountedLoop> {
+    let parts = split_top(header, ';');
+    let [init, cond, inc] = parts[..] else {
+        return None;
+    };
+    let inc: String = inc.chars().filter(|c| !c.is_whitespace()).collect();
+    let (var, step_text) = if let Some(v) = inc.strip_suffix("++").or(inc.strip_prefix("++")) {
+        (v.to_string(), "1".to_string())
+    } else if let Some((v, s)) = inc.split_once("+=") {
+        (v.to_string(), s.to_string())
+    } else {
+        return None;
+    };
+    if !var.chars().all(is_word) || var.is_empty() {
+        return None;
+    }
+    let step = value(&parse_expr(&step_text)?, params, defines)?;
+    // The first value: `[type] var = start`, or nothing written (unknown).
+    let init = init.trim();
+    let mut words = init;
+    while let Some(w) = TYPE_WORDS
+        .iter()
+        .find(|w| words.starts_with(*w) && !words[w.len()..].starts_with(is_word))
+    {
+        words = words[w.len()..].trim_start();
+    }
+    let start = words
+        .strip_prefix(var.as_str())
+        .and_then(|r| r.trim_start().strip_prefix('='))
+        .and_then(parse_expr);
+    let trips = trip_count(cond, &var, start.as_ref(), &step, params, defines);
+    Some(CountedLoop {
+        var,
+        step,
+        trips,
+        body,
+        header: header.split_whitespace().collect::<Vec<_>>().join(" "),
+    })
+}
+
+/// How many times a loop runs: `(end − start) / step` steps, `⌊end / step⌋` where the
+/// start is a work item's own (a grid-stride loop from its index).
+fn trip_count(
+    cond: &str,
+    var: &str,
+    start: Option<&Ast>,
+    step: &Sym,
+    params: &[Param],
+    defines: &[(String, f64)],
+) -> Option<Sym> {
+    let cond = cond.trim();
+    let (end, inclusive) = if let Some(r) = cond.strip_prefix(var) {
+        let r = r.trim_start();
+        if let Some(e) = r.strip_prefix("<=") {
+            (e, true)
+        } else {
+            (r.strip_prefix('<')?, false)
+        }
+    } else {
+        return None;
+    };
+    if end.contains("&&") || end.contains("||") || end.contains('?') {
+        return None;
+    }
+    let end = value(&parse_expr(end)?, params, defines)?;
+    let end = if inclusive {
+        Sym::plus(end, Sym::Num(1.0))
+    } else {
+        end
+    };
+    let known_start = start.and_then(|s| value(s, params, defines));
+    match (known_start, step) {
+        (Some(s), Sym::Num(one)) if *one == 1.0 => Some(Sym::minus(end, s)),
+        (Some(s), step) => Some(Sym::floor(Sym::over(Sym::minus(end, s), step.clone()))),
+        (None, Sym::Num(one)) if *one == 1.0 => None,
+        (None, step) => Some(Sym::floor(Sym::over(end, step.clone()))),
+    }
+}
+
+/// Every subscript of a pointer parameter in `body`: its position, the parameter and the
+/// index's text.
+fn subscripts(body: &str, params: &[Param]) -> Vec<(usize, usize, String)> {
+    let mut found = Vec::new();
+    for (p, param) in params.iter().enumerate().filter(|(_, p)| p.pointer) {
+        for at in word_positions(body, &param.name) {
+            let open = skip_space(body, at + param.name.len());
+            if body.as_bytes().get(open) != Some(&b'[') {
+                continue;
+            }
+            if let Some(close) = matching(body, open) {
+                found.push((at, p, body[open + 1..close - 1].to_string()));
+            }
+        }
+    }
+    found.sort_by_key(|f| f.0);
+    found
+}
+
+/// A C expression, as far as the reader follows one.
+#[derive(Debug, Clone, PartialEq)]
+enum Ast {
+    Num(f64),
+    Ident(String),
+    Call(String, Vec<Ast>),
+    Neg(Box<Ast>),
+    Bin(char, Box<Ast>, Box<Ast>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Num(f64),
+    Ident(String),
+    Punct(char),
+}
+
+fn tokens(text: &str) -> Option<Vec<Token>> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let s = i;
+            while i < chars.len() && (is_word(chars[i]) || chars[i] == '.') {
+                i += 1;
+            }
+            out.push(Token::Num(number(&chars[s..i].iter().collect::<String>())?));
+        } else if is_word(c) {
+            let s = i;
+            while i < chars.len() && (is_word(chars[i]) || chars[i] == '.') {
+                i += 1;
+            }
+            out.push(Token::Ident(chars[s..i].iter().collect()));
+        } else if "+-*/%(),".contains(c) {
+            out.push(Token::Punct(c));
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+fn parse_expr(text: &str) -> Option<Ast> {
+    let tokens = tokens(text)?;
+    let mut at = 0;
+    let ast = sum(&tokens, &mut at)?;
+    (at == tokens.len()).then_some(ast)
+}
+
+fn sum(t: &[Token], at: &mut usize) -> Option<Ast> {
+    let mut left = product(t, at)?;
+    while let Some(Token::Punct(op @ ('+' | '-'))) = t.get(*at) {
+        *at += 1;
+        left = Ast::Bin(*op, Box::new(left), Box::new(product(t, at)?));
+    }
+    Some(left)
+}
+
+fn product(t: &[Token], at: &mut usize) -> Option<Ast> {
+    let mut left = unary(t, at)?;
+    while let Some(Token::Punct(op @ ('*' | '/' | '%'))) = t.get(*at) {
+        *at += 1;
+        left = Ast::Bin(*op, Box::new(left), Box::new(unary(t, at)?));
+    }
+    Some(left)
+}
+
+fn unary(t: &[Token], at: &mut usize) -> Option<Ast> {
+    match t.get(*at)? {
+        Token::Punct('-') => {
+            *at += 1;
+            Some(Ast::Neg(Box::new(unary(t, at)?)))
+        }
+        Token::Punct('+') => {
+            *at += 1;
+            unary(t, at)
+        }
+        Token::Punct('(') => {
+            // A cast `(uint)` applies to what follows; anything else is a parenthesis.
+            let mut k = *at + 1;
+            while let Some(Token::Ident(w)) = t.get(k) {
+                if !TYPE_WORDS.contains(&w.as_str()) && w != "float" {
+                    break;
+                }
+                k += 1;
+            }
+            if k > *at + 1 && t.get(k) == Some(&Token::Punct(')')) {
+                *at = k + 1;
+                return unary(t, at);
+            }
+            *at += 1;
+            let inner = sum(t, at)?;
+            (t.get(*at) == Some(&Token::Punct(')'))).then(|| *at += 1)?;
+            Some(inner)
+        }
+        Token::Num(v) => {
+            *at += 1;
+            Some(Ast::Num(*v))
+        }
+        Token::Ident(name) => {
+            *at += 1;
+            if t.get(*at) != Some(&Token::Punct('(')) {
+                return Some(Ast::Ident(name.clone()));
+            }
+            *at += 1;
+            let mut args = Vec::new();
+            while t.get(*at) != Some(&Token::Punct(')')) {
+                args.push(sum(t, at)?);
+                if t.get(*at) == Some(&Token::Punct(',')) {
+                    *at += 1;
+                }
+            }
+            *at += 1;
+            Some(Ast::Call(name.clone(), args))
+        }
+        Token::Punct(_) => None,
+    }
+}
+
+/// An expression as a quantity of the kernel's parameters, where it is one.
+fn value(ast: &Ast, params: &[Param], defines: &[(String, f64)]) -> Option<Sym> {
+    Some(match ast {
+        Ast::Num(v) => Sym::Num(*v),
+        Ast::Ident(name) if name == "GSIZE0" => Sym::Global(0),
+        Ast::Ident(name) => {
+            if let Some(p) = params.iter().position(|p| &p.name == name && !p.pointer) {
+                Sym::Param(p)
+            } else {
+                Sym::Num(defines.iter().find(|d| &d.0 == name)?.1)
+            }
+        }
+        Ast::Call(f, args) if f == "get_global_size" => match args[..] {
+            [Ast::Num(d)] => Sym::Global(d as usize),
+            _ => return None,
+        },
+        Ast::Call(..) => return None,
+        Ast::Neg(a) => Sym::neg(value(a, params, defines)?),
+        Ast::Bin(op, a, b) => {
+            let (a, b) = (value(a, params, defines)?, value(b, params, defines)?);
+            match op {
+                '+' => Sym::plus(a, b),
+                '-' => Sym::minus(a, b),
+                '*' => Sym::times(a, b),
+                '/' => Sym::over(a, b),
+                _ => return None,
+            }
+        }
+    })
+}
+
+fn mentions(ast: &Ast, var: &str) -> bool {
+    match ast {
+        Ast::Num(_) => false,
+        Ast::Ident(n) => n == var,
+        Ast::Call(_, args) => args.iter().any(|a| mentions(a, var)),
+        Ast::Neg(a) => mentions(a, var),
+        Ast::Bin(_, a, b) => mentions(a, var) || mentions(b, var),
+    }
+}
+
+/// The coefficient of `var` in `ast`: `Ok(None)` where it does not appear, `Err` where the
+/// expression is not linear in it or its coefficient is no quantity of the parameters.
+fn coefficient(
+    ast: &Ast,
+    var: &str,
+    params: &[Param],
+    defines: &[(String, f64)],
+) -> Result<Option<Sym>, ()> {
+    let c = |a: &Ast| coefficient(a, var, params, defines);
+    match ast {
+        Ast::Num(_) => Ok(None),
+        Ast::Ident(n) => Ok((n == var).then_some(Sym::Num(1.0))),
+        Ast::Call(..) => {
+            if mentions(ast, var) {
+                Err(())
+            } else {
+                Ok(None)
+            }
+        }
+        Ast::Neg(a) => Ok(c(a)?.map(Sym::neg)),
+        Ast::Bin(op @ ('+' | '-'), a, b) => Ok(match (c(a)?, c(b)?) {
+            (None, None) => None,
+            (Some(x), None) => Some(x),
+            (None, Some(y)) if *op == '+' => Some(y),
+            (None, Some(y)) => Some(Sym::neg(y)),
+            (Some(x), Some(y)) if *op == '+' => Some(Sym::plus(x, y)),
+            (Some(x), Some(y)) => Some(Sym::minus(x, y)),
+        }),
+        Ast::Bin('*', a, b) => match (c(a)?, c(b)?) {
+            (None, None) => Ok(None),
+            (Some(x), None) => Ok(Some(Sym::times(x, value(b, params, defines).ok_or(())?))),
+            (None, Some(y)) => Ok(Some(Sym::times(value(a, params, defines).ok_or(())?, y))),
+            (Some(_), Some(_)) => Err(()),
+        },
+        Ast::Bin(_, a, b) => {
+            if mentions(a, var) || mentions(b, var) {
+                Err(())
+            } else {
+                Ok(None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(i: usize) -> Sym {
+        Sym::Param(i)
+    }
+
+    #[test]
+    fn a_gemm_walks_a_column_of_each_operand() {
+        let src = "/* C = A·Bᵀ */\nKERNEL sgemm_nt(GLOBAL const float* RESTRICT a, GLOBAL const float* RESTRICT b,\n GLOBAL float* RESTRICT c, uint m_rows, uint n_cols, uint k, float alpha, float beta)\n{\n uint m = GID0, n = GID1;\n if (m >= m_rows || n >= n_cols) return;\n float sum = 0.0f;\n for (uint i = 0; i < k; i++) sum += a[m + i * m_rows] * b[n + i * n_cols];\n c[m + n * m_rows] = beta * c[m + n * m_rows] + alpha * sum;\n}\n";
+        let walks = source_walks(src, "sgemm_nt");
+        assert_eq!(walks.len(), 2, "{walks:?}");
+        assert_eq!((walks[0].param, &walks[0].stride), (0, &p(3)));
+        assert_eq!((walks[1].param, &walks[1].stride), (1, &p(4)));
+        assert_eq!(walks[0].steps, Some(p(5)));
+        assert!(
+            walks[0].excerpt.contains("a[m + i * m_rows]"),
+            "{}",
+            walks[0].excerpt
+        );
+        // c is written once per work item, outside the loop: no walk.
+        assert!(walks.iter().all(|w| w.param != 2));
+        // Another kernel's name, or none by that name: nothing.
+        assert!(source_walks(src, "sgemm").is_empty());
+    }
+
+    #[test]
+    fn a_grid_stride_loop_walks_the_launch_s_width() {
+        for inc in [
+            "i += GSIZE0",
+            "i += get_global_size(0)",
+            "i += blockDim.x * gridDim.x",
+        ] {
+            let src = format!(
+                "KERNEL saxpy(GLOBAL const float* x, GLOBAL float* y, float a, uint n) {{\n  for (uint i = GID0; i < n; {inc}) {{ y[i] = a * x[i] + y[i]; }}\n}}"
+            );
+            let walks = source_walks(&src, "saxpy");
+            assert_eq!(walks.len(), 2, "{inc}: {walks:?}");
+            for w in &walks {
+                assert_eq!(w.stride, Sym::Global(0), "{inc}");
+                let per = Sym::bin(Sym::Div, p(3), Sym::Global(0));
+                assert_eq!(w.steps, Some(Sym::Floor(Box::new(per))), "{inc}");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_products_comments_defines_and_enclosing_loops() {
+        let src = "#define NZ 8\n// for (k = 0; k < 9; k++) a[k * nx] is a comment\nKERNEL z(GLOBAL float* out, GLOBAL const float* in, uint nx, uint ny) {\n  uint i = GID0, j = GID1;\n  for (uint t = 0; t < 3; t++)\n    for (uint k = 1; k <= NZ; k++) {\n      out[(k * ny + j) * nx + i] += in[i + (uint)(nx * 2)];\n    }\n}";
+        let walks = source_walks(src, "z");
+        assert_eq!(walks.len(), 1, "{walks:?}");
+        // (k·ny + j)·nx + i: k's coefficient ny·nx; in[...] does not move with k.
+        assert_eq!(walks[0].param, 0);
+        assert_eq!(walks[0].stride, Sym::times(p(3), p(2)));
+        // NZ steps a sweep, three sweeps.
+        assert_eq!(walks[0].steps, Some(Sym::Num(24.0)));
+    }
+
+    #[test]
+    fn what_is_no_walk_it_reports_nothing_for() {
+        let none = |body: &str| {
+            let src = format!(
+                "__kernel void f(__global float* a, __global const int* idx, uint n, uint w) {{ uint g = get_global_id(0); {body} }}"
+            );
+            let walks = source_walks(&src, "f");
+            assert!(walks.is_empty(), "{body}: {walks:?}");
+        };
+        // A row walked element by element, a small literal stride, a gather, a stride the
+        // work item computes, a loop counting down, a counter squared, a stride unknown.
+        none("for (uint k = 0; k < n; k++) a[g * n + k] = 0;");
+        none("for (uint k = 0; k < n; k++) a[g + 4 * k] = 0;");
+        none("for (uint k = 0; k < n; k++) a[idx[k]] += 1.0f;");
+        none("for (uint k = 0; k < n; k++) a[g + k * g] = 0;");
+        none("for (uint k = n; k > 0; k--) a[g + k * n] = 0;");
+        none("for (uint k = 0; k < n; k++) a[g + k * k * n] = 0;");
+        none("uint s = w * 2; for (uint k = 0; k < n; k++) a[g + k * s] = 0;");
+        // A parameter stride is a walk, its steps unknown where the bound is the item's own.
+        let src = "__kernel void f(__global float* a, uint n, uint w) { uint g = get_global_id(0); for (uint k = 0; k < g; k++) a[g + k * w] = 0; }";
+        let walks = source_walks(src, "f");
+        assert_eq!(walks.len(), 1);
+        assert_eq!(
+            (walks[0].stride.clone(), walks[0].steps.clone()),
+            (p(2), None)
+        );
+    }
+}
