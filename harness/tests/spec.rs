@@ -891,3 +891,49 @@ fn a_spec_with_a_distribution_is_traced_and_predicted_on_a_grid() {
     let e = trace_of_spec(&run, &plain, "test", None).unwrap_err();
     assert!(e.to_string().contains("no [distribution]"), "{e}");
 }
+
+/// `run` on a spec whose kernel walks a buffer a stride apart without declaring it says so
+/// on standard error, with the `walks` line to add; once the line is added, it says nothing.
+#[test]
+#[cfg_attr(
+    no_opencl_runtime,
+    ignore = "no OpenCL runtime when the tests were built (apt-get install pocl-opencl-icd)"
+)]
+fn run_names_the_walks_a_spec_kernel_makes_undeclared() {
+    let list = discover();
+    if common::opencl_device(&list).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["gemm.toml", "gemm.kern", "gemm-reference.toml"] {
+        std::fs::copy(examples().join(file), dir.path().join(file)).unwrap();
+    }
+    let spec = dir.path().join("gemm.toml");
+    let run = || {
+        let out = common::harness()
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "-n",
+                "40",
+                "--device",
+                "opencl",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let stderr = run();
+    let want = "walks = { B = { stride = \"NJ\", steps = \"NK\" } }";
+    assert!(
+        stderr.contains("note: gemm declares no walks") && stderr.contains(want),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let declared = text.replacen("args = [", &format!("{want}\nargs = ["), 1);
+    assert_ne!(declared, text);
+    std::fs::write(&spec, declared).unwrap();
+    let stderr = run();
+    assert!(!stderr.contains("declares no walks"), "{stderr}");
+}
