@@ -158,6 +158,7 @@ mod tests {
             triad_gbps: None,
             plateau_from_bytes: None,
             passes_in_launch: false,
+            spread: Vec::new(),
         }
     }
 

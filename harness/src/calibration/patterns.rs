@@ -173,6 +173,7 @@ mod tests {
             triad_gbps: None,
             plateau_from_bytes: None,
             passes_in_launch: false,
+            spread: Vec::new(),
         };
         c.bandwidth = Some(BandwidthSweep {
             cache_curves: Vec::new(),

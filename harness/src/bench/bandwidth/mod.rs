@@ -147,6 +147,32 @@ pub struct LevelBandwidth {
     /// before it was added (2026-11-29), whose cache rows are one launch of one pass each.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub passes_in_launch: bool,
+    /// Per kernel, the hull of the 95 % intervals of the working sets the row pools: where
+    /// the level's rate lay at any one of them, the sampling noise of each and the spread
+    /// between them both inside. Absent in files written before 2026-12-01 (evening).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<RateSpread>,
+}
+
+/// One kernel's spread over a level's working sets ([`LevelBandwidth::spread`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateSpread {
+    /// The kernel.
+    pub kernel: StreamKernel,
+    /// The lowest lower end and the highest upper end of the working sets' 95 % intervals,
+    /// GB/s; the upper end unbounded (`null`) where one interval's is.
+    #[serde(deserialize_with = "unbounded_where_null")]
+    pub gbps: [f64; 2],
+}
+
+impl LevelBandwidth {
+    /// `kernel`'s spread over the row's working sets, where measured.
+    pub fn spread_of(&self, kernel: StreamKernel) -> Option<[f64; 2]> {
+        self.spread
+            .iter()
+            .find(|s| s.kernel == kernel)
+            .map(|s| s.gbps)
+    }
 }
 
 /// The whole sweep.
@@ -604,18 +630,31 @@ pub(crate) fn row(
     range: [usize; 2],
     pooled_from: usize,
 ) -> LevelBandwidth {
-    let median_of = |kernel: StreamKernel| {
-        let mut v: Vec<f64> = curves
+    let pooled = |kernel: StreamKernel| {
+        curves
             .iter()
-            .filter(|c| c.kernel == kernel)
+            .filter(move |c| c.kernel == kernel)
             .flat_map(|c| &c.points)
-            .filter(|p| (pooled_from.max(range[0])..=range[1]).contains(&p.working_set_bytes))
-            .map(|p| p.gbps)
-            .filter(|g| g.is_finite())
-            .collect();
+            .filter(move |p| {
+                (pooled_from.max(range[0])..=range[1]).contains(&p.working_set_bytes)
+                    && p.gbps.is_finite()
+            })
+    };
+    let median_of = |kernel: StreamKernel| {
+        let mut v: Vec<f64> = pooled(kernel).map(|p| p.gbps).collect();
         v.sort_by(f64::total_cmp);
         (!v.is_empty()).then(|| crate::fit::stats::median_of_sorted(&v))
     };
+    let spread = StreamKernel::ALL
+        .into_iter()
+        .filter_map(|kernel| {
+            let hull = pooled(kernel).fold(None, |hull: Option<[f64; 2]>, p| {
+                let [lo, hi] = p.ci95_gbps;
+                Some(hull.map_or([lo, hi], |[a, b]| [a.min(lo), b.max(hi)]))
+            })?;
+            Some(RateSpread { kernel, gbps: hull })
+        })
+        .collect();
     LevelBandwidth {
         level: level.to_string(),
         working_set_bytes: range,
@@ -625,6 +664,7 @@ pub(crate) fn row(
         triad_gbps: median_of(StreamKernel::Triad),
         plateau_from_bytes: (pooled_from > range[0]).then_some(pooled_from),
         passes_in_launch: false,
+        spread,
     }
 }
 

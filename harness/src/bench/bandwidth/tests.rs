@@ -206,3 +206,49 @@ fn every_working_set_walks_the_first_elements_of_its_kernels_shared_arrays() {
         .expect("refused");
     assert!(err.to_string().contains("walks past its arrays"), "{err}");
 }
+
+#[test]
+fn a_rows_spread_is_the_hull_of_its_pooled_working_sets_intervals() {
+    let with_ci = |mib: usize, gbps: f64, ci: [f64; 2]| BandwidthPoint {
+        ci95_gbps: ci,
+        ..point(mib << 10, gbps)
+    };
+    let curves = vec![BandwidthCurve {
+        kernel: StreamKernel::Copy,
+        points: vec![
+            with_ci(64, 99.0, [95.0, 104.0]),
+            with_ci(128, 75.0, [73.0, 80.0]),
+            with_ci(256, 72.0, [70.5, 73.0]),
+            with_ci(512, 71.0, [69.0, 74.5]),
+        ],
+    }];
+    // Pooled from 128 MiB: the 64 MiB working set, still stepping down, is left out.
+    let r = row(&curves, "memory", [64 << 20, usize::MAX], 128 << 20);
+    assert_eq!(r.copy_gbps, Some(72.0));
+    assert_eq!(r.spread_of(StreamKernel::Copy), Some([69.0, 80.0]));
+    assert_eq!(
+        r.spread_of(StreamKernel::Read),
+        None,
+        "no read points, no spread"
+    );
+    // Every working set of the range: the step's interval too.
+    let all = row(&curves, "memory", [64 << 20, usize::MAX], 64 << 20);
+    assert_eq!(all.spread_of(StreamKernel::Copy), Some([69.0, 104.0]));
+    // An unbounded upper end stays unbounded, and is written and read back as such.
+    let open = vec![BandwidthCurve {
+        kernel: StreamKernel::Copy,
+        points: vec![with_ci(1, 300.0, [250.0, f64::INFINITY])],
+    }];
+    let r = row(&open, "L1", [0, 4 << 20], 0);
+    assert_eq!(
+        r.spread_of(StreamKernel::Copy),
+        Some([250.0, f64::INFINITY])
+    );
+    let back: LevelBandwidth = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!(back, r);
+    // A file written before the spread was recorded reads back without one.
+    let mut old = serde_json::to_value(&r).unwrap();
+    old.as_object_mut().unwrap().remove("spread");
+    let old: LevelBandwidth = serde_json::from_value(old).unwrap();
+    assert!(old.spread.is_empty());
+}

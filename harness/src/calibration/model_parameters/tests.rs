@@ -180,6 +180,7 @@ fn on_a_gpu_device_memory_streams_at_least_at_babelstreams_rate() {
         triad_gbps: None,
         plateau_from_bytes: None,
         passes_in_launch: false,
+        spread: Vec::new(),
     };
     // An H200's triad sweep: 7.3 TB/s in the L2, falling to 2.55 past it.
     c.bandwidth = Some(BandwidthSweep {
@@ -267,6 +268,7 @@ fn the_levels_are_where_the_rate_steps_and_the_latency_the_chases() {
         triad_gbps: None,
         plateau_from_bytes: None,
         passes_in_launch: false,
+        spread: Vec::new(),
     };
     // The chase's levels of a 2-core EPYC VM: memory from 16 MiB (its pages past the TLB's
     // reach); the streaming rows: memory past twice its 32 MiB L3.

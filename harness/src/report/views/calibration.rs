@@ -104,6 +104,35 @@ pub fn calibration_summary(c: &Calibration) -> String {
     out
 }
 
+/// Each level's spread per kernel (the hull of its working sets' 95 % intervals), where the
+/// calibration recorded one.
+fn spread_table(levels: &[crate::bench::bandwidth::LevelBandwidth]) -> String {
+    use crate::bench::bandwidth::StreamKernel;
+    if levels.iter().all(|l| l.spread.is_empty()) {
+        return String::new();
+    }
+    let mut t = Table::new(vec!["level", "read", "write", "copy", "triad"]);
+    for l in levels {
+        let mark = if l.passes_in_launch { " †" } else { "" };
+        let mut row = vec![format!("{}{mark}", l.level)];
+        for kernel in StreamKernel::ALL {
+            row.push(opt(l.spread_of(kernel).map(|[lo, hi]| {
+                let hi = if hi.is_finite() {
+                    sig(hi, 3)
+                } else {
+                    "…".into()
+                };
+                format!("{}–{hi}", sig(lo, 3))
+            })));
+        }
+        t.row(row);
+    }
+    format!(
+        "each level's spread, GB/s: the lowest and the highest end of the 95 % intervals of the working sets its row pools (each one's sampling noise and the rate's change across the level)\n{}",
+        t.render()
+    )
+}
+
 /// The streaming bandwidth per level, BabelStream's kernels and the caches the device and
 /// OS report (empty for calibrations made before they were measured).
 fn bandwidth_tables(c: &Calibration) -> String {
@@ -167,6 +196,7 @@ fn bandwidth_tables(c: &Calibration) -> String {
                 "launch ≤: at most this share of a sample (one launch of one pass) is the launch's fixed cost: the copy's time at the sweep's smallest working set over its median time in the row; near 100 %, the row is how fast launches go, not the level\n",
             );
         }
+        out.push_str(&spread_table(&b.levels));
         if crate::bench::bandwidth::still_stepping(&b.curves) {
             let sizes = crate::bench::bandwidth::streaming_sizes(&b.curves);
             if let [.., before, last] = sizes.as_slice() {

@@ -145,6 +145,7 @@ mod tests {
                 triad_gbps: Some(84.1),
                 plateau_from_bytes: None,
                 passes_in_launch: false,
+                spread: Vec::new(),
             }],
         };
         c.one_thread = Some(crate::calibration::OneThread {
@@ -227,6 +228,7 @@ mod tests {
             triad_gbps: None,
             plateau_from_bytes: None,
             passes_in_launch: false,
+            spread: Vec::new(),
         };
         crate::bench::bandwidth::BandwidthSweep {
             executors: 2,
@@ -363,6 +365,33 @@ mod tests {
         assert!(calibration_summary(&c).contains("launch ≤"));
         c.device.class = crate::backend::DeviceClass::Gpu;
         assert!(!calibration_summary(&c).contains("launch ≤"));
+    }
+
+    #[test]
+    fn each_levels_spread_is_shown_where_the_file_records_it() {
+        use crate::bench::bandwidth::{RateSpread, StreamKernel};
+        let mut c = test_fixture();
+        let mut sweep = l3_and_memory_rows();
+        c.bandwidth = Some(sweep.clone());
+        // A file from before the spread was recorded: no table.
+        assert!(!calibration_summary(&c).contains("each level's spread"));
+        sweep.levels[1].spread = vec![RateSpread {
+            kernel: StreamKernel::Copy,
+            gbps: [48.2, f64::INFINITY],
+        }];
+        c.bandwidth = Some(sweep);
+        let text = calibration_summary(&c);
+        let table = text.split("each level's spread").nth(1).expect("a table");
+        let cells = |start: &str| -> Vec<String> {
+            let line = table.lines().find(|l| l.starts_with(start)).expect(start);
+            line.split_whitespace().map(String::from).collect()
+        };
+        assert_eq!(
+            cells("memory"),
+            ["memory", "-", "-", "48.2–…", "-"],
+            "{text}"
+        );
+        assert_eq!(cells("L3"), ["L3", "-", "-", "-", "-"], "{text}");
     }
 
     #[test]
