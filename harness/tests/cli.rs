@@ -229,7 +229,28 @@ fn quick_host_calibration_writes_the_file_and_compares() {
         .args(["compare", "first.json", "first.json"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("ratio").and(predicate::str::contains("yes")));
+        .stdout(
+            predicate::str::contains("ratio")
+                .and(predicate::str::contains("yes"))
+                .and(predicate::str::contains("streaming rates per level"))
+                .and(predicate::str::contains("spreads overlap")),
+        );
+    // For scripts: the parameters and the streaming rates, each row compared with itself.
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["compare", "first.json", "first.json", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let both: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!both["parameters"].as_array().unwrap().is_empty());
+    let rates = both["rates"].as_array().unwrap();
+    assert!(!rates.is_empty(), "{both}");
+    for r in rates {
+        assert_eq!(r["ratio"], 1.0, "{r}");
+        assert_eq!(r["spreads_overlap"], true, "{r}");
+        assert_eq!(r["same_working_sets"], true, "{r}");
+    }
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::Calibration;
+use crate::bench::bandwidth::StreamKernel;
 
 /// One parameter of two calibrations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -47,6 +48,67 @@ pub fn compare(before: &Calibration, after: &Calibration) -> Vec<ParameterCompar
             cis_overlap: b.ci95[0] <= a.ci95[1] && a.ci95[0] <= b.ci95[1],
         })
         .collect()
+}
+
+/// One streaming rate of two calibrations: a level's median for one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateComparison {
+    /// The level, as the streaming table names it (`L1`, …, `memory`).
+    pub level: String,
+    /// The kernel (`read`, `write`, `copy`, `triad`).
+    pub kernel: StreamKernel,
+    /// GB/s in the earlier file.
+    pub before_gbps: f64,
+    /// GB/s in the new file.
+    pub after_gbps: f64,
+    /// after / before.
+    pub ratio: f64,
+    /// Whether the two rows' spreads over their working sets overlap (no evidence of a
+    /// change); `None` where a file records no spread (written before 2026-12-01, evening).
+    pub spreads_overlap: Option<bool>,
+    /// Whether both files put the level at the same working sets: where not, the latency
+    /// chase found its edges elsewhere, and the two rates are of different working sets.
+    pub same_working_sets: bool,
+}
+
+/// The streaming rates both files hold, level by level (matched by name) and kernel by
+/// kernel, in the new file's order: how a user sees that a level got slower, which every
+/// prediction moving a kernel to it inherits.
+pub fn compare_rates(before: &Calibration, after: &Calibration) -> Vec<RateComparison> {
+    let (Some(b), Some(a)) = (&before.bandwidth, &after.bandwidth) else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for al in &a.levels {
+        let Some(bl) = b.levels.iter().find(|l| l.level == al.level) else {
+            continue;
+        };
+        for kernel in StreamKernel::ALL {
+            let rate = |l: &crate::bench::bandwidth::LevelBandwidth| match kernel {
+                StreamKernel::Read => l.read_gbps,
+                StreamKernel::Write => l.write_gbps,
+                StreamKernel::Copy => l.copy_gbps,
+                StreamKernel::Triad => l.triad_gbps,
+            };
+            let (Some(bg), Some(ag)) = (rate(bl), rate(al)) else {
+                continue;
+            };
+            let spreads_overlap = match (bl.spread_of(kernel), al.spread_of(kernel)) {
+                (Some(bs), Some(asp)) => Some(bs[0] <= asp[1] && asp[0] <= bs[1]),
+                _ => None,
+            };
+            rows.push(RateComparison {
+                level: al.level.clone(),
+                kernel,
+                before_gbps: bg,
+                after_gbps: ag,
+                ratio: ag / bg,
+                spreads_overlap,
+                same_working_sets: bl.working_set_bytes == al.working_set_bytes,
+            });
+        }
+    }
+    rows
 }
 
 /// A clock that moved by more than this fraction between two calibrations is flagged: a
@@ -159,6 +221,66 @@ mod tests {
         assert!(tau(&compare(&before, &after)));
         after.parameters.op_time.ci95 = after.parameters.op_time.ci95.map(|v| v + 2.0 * width);
         assert!(!tau(&compare(&before, &after)));
+    }
+
+    #[test]
+    fn streaming_rates_are_compared_level_by_level_with_their_spreads() {
+        use crate::bench::bandwidth::{BandwidthSweep, LevelBandwidth, RateSpread};
+        let level = |name: &str, copy: f64, spread: Option<[f64; 2]>| LevelBandwidth {
+            level: name.into(),
+            working_set_bytes: [0, usize::MAX],
+            read_gbps: None,
+            write_gbps: None,
+            copy_gbps: Some(copy),
+            triad_gbps: None,
+            plateau_from_bytes: None,
+            passes_in_launch: false,
+            spread: spread
+                .map(|gbps| {
+                    vec![RateSpread {
+                        kernel: StreamKernel::Copy,
+                        gbps,
+                    }]
+                })
+                .unwrap_or_default(),
+        };
+        let sweep = |levels: Vec<LevelBandwidth>| BandwidthSweep {
+            executors: 2,
+            curves: Vec::new(),
+            levels,
+            cache_curves: Vec::new(),
+        };
+        let mut before = test_fixture();
+        let mut after = test_fixture();
+        assert!(compare_rates(&before, &after).is_empty() || before.bandwidth.is_some());
+        before.bandwidth = Some(sweep(vec![
+            level("L3", 60.0, Some([55.0, 66.0])),
+            level("memory", 25.0, None),
+        ]));
+        after.bandwidth = Some(sweep(vec![
+            level("L2", 200.0, None),
+            level("L3", 40.0, Some([38.0, 45.0])),
+            level("memory", 24.0, Some([23.0, 25.0])),
+        ]));
+        let rows = compare_rates(&before, &after);
+        // L2 is in one file only; each row is copy, the one rate both hold.
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(
+            (rows[0].level.as_str(), rows[0].kernel),
+            ("L3", StreamKernel::Copy)
+        );
+        assert!((rows[0].ratio - 40.0 / 60.0).abs() < 1e-12);
+        assert_eq!(rows[0].spreads_overlap, Some(false));
+        assert!(rows[0].same_working_sets);
+        after.bandwidth.as_mut().unwrap().levels[1].working_set_bytes[0] = 4 << 20;
+        assert!(!compare_rates(&before, &after)[0].same_working_sets);
+        // The earlier file records no spread for memory: nothing to say.
+        assert_eq!(rows[1].spreads_overlap, None);
+        after.bandwidth.as_mut().unwrap().levels[1].spread[0].gbps = [38.0, 56.0];
+        assert_eq!(
+            compare_rates(&before, &after)[0].spreads_overlap,
+            Some(true)
+        );
     }
 
     #[test]

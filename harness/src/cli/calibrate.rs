@@ -10,7 +10,7 @@ use harness::bench::babelstream::{measure_babelstream_with, BabelStreamOptions};
 use harness::bench::{BenchContext, SamplingPlan};
 use harness::calibration::measure::{calibrate, CalibrateOptions};
 use harness::calibration::{
-    compare::{changed_conditions, compare},
+    compare::{changed_conditions, compare, compare_rates},
     default_path, Calibration,
 };
 use harness::report::views;
@@ -170,7 +170,13 @@ pub(super) fn calibrate_command(args: CalibrateArgs) -> Result<()> {
     }
     if let (Some(before), Some(before_path)) = (before, compare_with) {
         let rows = compare(&before, &calibration);
-        let table = views::comparison_table(&rows, &before_path.display().to_string(), "new");
+        let earlier = before_path.display().to_string();
+        let mut table = views::comparison_table(&rows, &earlier, "new");
+        table.push_str(&views::rate_comparison_table(
+            &compare_rates(&before, &calibration),
+            &earlier,
+            "new",
+        ));
         if json {
             eprint!("{table}");
         } else {
@@ -225,17 +231,17 @@ pub(super) fn compare_command(
         );
     }
     let rows = compare(&b, &a);
+    let rates = compare_rates(&b, &a);
     say_conditions(&b, &a);
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let both = serde_json::json!({ "parameters": rows, "rates": rates });
+        println!("{}", serde_json::to_string_pretty(&both)?);
     } else {
+        let (earlier, later) = (before.display().to_string(), after.display().to_string());
         print!(
-            "{}",
-            views::comparison_table(
-                &rows,
-                &before.display().to_string(),
-                &after.display().to_string()
-            )
+            "{}{}",
+            views::comparison_table(&rows, &earlier, &later),
+            views::rate_comparison_table(&rates, &earlier, &later)
         );
     }
     if rows.is_empty() {

@@ -2,7 +2,7 @@
 //! BabelStream's kernels, and the comparison of two calibrations.
 
 use super::opt;
-use crate::calibration::compare::ParameterComparison;
+use crate::calibration::compare::{ParameterComparison, RateComparison};
 use crate::calibration::patterns::pattern_rates;
 use crate::calibration::Calibration;
 use crate::export::{sig, Table};
@@ -565,6 +565,40 @@ fn memory_beside_babelstream(
             pairs.join("; ")
         )
     })
+}
+
+/// The `--compare` table of the streaming rates per level (empty where the files share
+/// none).
+pub fn rate_comparison_table(rows: &[RateComparison], before: &str, after: &str) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new(["level", "kernel", before, after, "ratio", "spreads overlap"]);
+    for r in rows {
+        let mark = if r.same_working_sets { "" } else { " *" };
+        t.row([
+            format!("{}{mark}", r.level),
+            r.kernel.name().to_string(),
+            sig(r.before_gbps, 3),
+            sig(r.after_gbps, 3),
+            sig(r.ratio, 3),
+            match r.spreads_overlap {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+            .to_string(),
+        ]);
+    }
+    let moved = if rows.iter().any(|r| !r.same_working_sets) {
+        "*: the two files put this level at other working sets (the latency chase found its edges elsewhere): the rates are of different working sets\n"
+    } else {
+        ""
+    };
+    format!(
+        "streaming rates per level, GB/s (spreads: the hull of each row's working sets' 95 % intervals)\n{}{moved}",
+        t.render()
+    )
 }
 
 /// The `--compare` table.

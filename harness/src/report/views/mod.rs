@@ -10,7 +10,10 @@ mod prediction;
 mod runs;
 
 pub use balance::{decomposition_table, fragments_table, split_runs_table};
-pub use calibration::{babelstream_table, calibration_summary, comparison_table, one_thread_table};
+pub use calibration::{
+    babelstream_table, calibration_summary, comparison_table, one_thread_table,
+    rate_comparison_table,
+};
 pub use prediction::{calibrated_regimes, forecast_table, validation_table, window_report};
 pub use runs::{launch_probe_line, run_table, series_progress};
 
