@@ -45,10 +45,10 @@ pub fn check_command(args: CheckArgs) -> Result<()> {
         }
     }
     let mut programs = builtin_programs();
-    let mut walk_notes = Vec::new();
+    let mut source_notes_ = Vec::new();
     for spec in &args.specs {
         let spec = harness::workloads::spec::load(spec)?;
-        walk_notes.extend(spec.undeclared_walks());
+        source_notes_.extend(spec.source_notes());
         programs.push(spec.program());
     }
     let list = discover();
@@ -162,9 +162,9 @@ pub fn check_command(args: CheckArgs) -> Result<()> {
     if report.checks.is_empty() {
         bail!("nothing was checked: no NVRTC and no OpenCL device");
     }
-    // What a spec's kernels walk without declaring it: a prediction's matter, after the
+    // What a spec's kernels walk or gather without declaring it: a prediction's matter, after the
     // compile checks (which these notes do not fail).
-    for note in walk_notes {
+    for note in source_notes_ {
         eprintln!("note: {note}");
     }
     Ok(())

@@ -133,8 +133,8 @@ pub(super) fn run_command(
     } else {
         print!("{}", views::run_table(&result, verify));
     }
-    // A kernel whose source walks a buffer a stride apart, undeclared: what to declare.
-    for note in workload.undeclared_walks() {
+    // What a kernel's source walks or gathers undeclared: what to declare.
+    for note in workload.source_notes() {
         eprintln!("note: {note}");
     }
     Ok(())

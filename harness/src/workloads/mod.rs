@@ -283,10 +283,11 @@ pub trait Workload {
         Vec::new()
     }
 
-    /// Kernels whose source walks a buffer a stride apart (a column, a grid-stride loop) while
-    /// none of their launches declares `walks`, one sentence each with the declaration that
-    /// would say so (a spec's kernels, read from their source).
-    fn undeclared_walks(&self) -> Vec<String> {
+    /// What a spec's kernel sources show that their launches do not declare, one sentence
+    /// per kernel and kind with the declaration that would say so: walks (a column, a
+    /// grid-stride loop) where none declares `walks`, reads at indices another buffer holds
+    /// where none declares `gathers` or `access = "gather"`.
+    fn source_notes(&self) -> Vec<String> {
         Vec::new()
     }
 

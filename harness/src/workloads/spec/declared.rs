@@ -1,11 +1,11 @@
 //! What a spec's launches declare about themselves beyond what they run: their access
 //! patterns (`access = "…"`), collected per kernel for the `calibrated` prediction, and the
-//! walks their kernels' sources make ([`super::source_walks`]), in the spec's terms, to say
+//! walks their kernels' sources make ([`super::source_access`]), in the spec's terms, to say
 //! what a launch that declares none might declare.
 
 use super::compiled::Code;
 use super::format::{ArgSpec, LaunchSpec, SpecWorkload, Step};
-use super::source_walks::{source_walks, Sym};
+use super::source_access::{source_gathers, source_walks, Sym};
 use crate::workloads::Access;
 
 /// A walk a kernel's source makes, in the terms of the kernel's first launch.
@@ -145,9 +145,64 @@ fn slot_names(spec: &SpecWorkload) -> Vec<String> {
     names
 }
 
+/// What the kernels' sources show that their launches do not declare: [`walk_notes`] and
+/// [`gather_notes`].
+pub(super) fn source_notes(spec: &SpecWorkload) -> Vec<String> {
+    let mut notes = walk_notes(spec);
+    notes.extend(gather_notes(spec));
+    notes
+}
+
+/// One sentence per kernel none of whose launches declares `gathers` or `access = "gather"`
+/// while its source reads a buffer at indices another holds: which, and the key to add (its
+/// count is the launch's, which the source does not give).
+fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
+    let all = launches(&spec.steps);
+    let mut notes = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for l in &all {
+        if seen.contains(&l.kernel.as_str()) {
+            continue;
+        }
+        seen.push(&l.kernel);
+        let declared = all.iter().any(|m| {
+            m.kernel == l.kernel && (!m.gathers.is_empty() || m.access == Some(Access::Gather))
+        });
+        if declared {
+            continue;
+        }
+        let buffer = |p: usize| match l.args.get(p) {
+            Some(&ArgSpec::Buffer(b)) => Some(spec.buffers[b].name.as_str()),
+            _ => None,
+        };
+        let found: Vec<(&str, &str, String)> = source_gathers(&spec.source_text, &l.kernel)
+            .into_iter()
+            .filter_map(|g| Some((buffer(g.param)?, buffer(g.index_param)?, g.excerpt)))
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        let what: Vec<String> = found
+            .iter()
+            .map(|(b, i, excerpt)| format!("{b} at the indices {i} holds (`{excerpt}`)"))
+            .collect();
+        let entries: Vec<String> = found
+            .iter()
+            .map(|(b, _, _)| format!("{b} = \"…\""))
+            .collect();
+        notes.push(format!(
+            "{} declares no gathers, but reads {}: where those indices scatter over the buffer, each such read may miss every cache at the target, a cost the calibrated prediction charges to declared gathers only (a band's or a stencil's neighbours stream: declare nothing); to declare it: gathers = {{ {} }}, \"…\" the launch's count of such reads (NNZ for a sparse product) (docs/spec-format.md, `gathers`)",
+            l.kernel,
+            what.join(" and "),
+            entries.join(", ")
+        ));
+    }
+    notes
+}
+
 /// One sentence per kernel whose launches declare no `walks` while its source walks a
 /// buffer: what it walks, and the `walks` line that would declare it (docs/spec-format.md).
-pub(super) fn undeclared_walk_notes(spec: &SpecWorkload) -> Vec<String> {
+fn walk_notes(spec: &SpecWorkload) -> Vec<String> {
     let hints = source_walk_hints(&spec.steps, &spec.source_text);
     let names = slot_names(spec);
     let text = |c: &Code| c.text(&|slot| names.get(slot).cloned().unwrap_or_default());
@@ -254,12 +309,65 @@ mod tests {
         assert_eq!(checked, 2 * 7, "walks checked");
     }
 
+    /// The ports that declare gathers: every read the source shows at indices another
+    /// buffer holds is of a buffer they declare (they were written by hand before the
+    /// reader); the ones the reader finds are counted, since an index first held in a local
+    /// variable is not followed.
+    #[test]
+    fn the_source_gathers_of_the_ports_are_among_what_they_declare() {
+        let mut declaring = 0;
+        let mut found_any = 0;
+        for spec in ports() {
+            for l in launches(&spec.steps)
+                .into_iter()
+                .filter(|l| !l.gathers.is_empty())
+            {
+                declaring += 1;
+                let declared: Vec<usize> = l.gathers.iter().map(|g| g.0).collect();
+                let found: Vec<usize> = source_gathers(&spec.source_text, &l.kernel)
+                    .iter()
+                    .filter_map(|g| match l.args.get(g.param) {
+                        Some(&ArgSpec::Buffer(b)) => Some(b),
+                        _ => None,
+                    })
+                    .collect();
+                for b in &found {
+                    assert!(
+                        declared.contains(b),
+                        "{} {}: {} not declared",
+                        spec.name,
+                        l.kernel,
+                        spec.buffers[*b].name
+                    );
+                }
+                found_any += usize::from(!found.is_empty());
+            }
+            // A spec that declares them gets no gather note.
+            assert!(
+                gather_notes(&spec).iter().all(|n| !launches(&spec.steps)
+                    .iter()
+                    .any(|l| !l.gathers.is_empty() && n.starts_with(&format!("{} ", l.kernel)))),
+                "{}",
+                spec.name
+            );
+        }
+        println!("gathers: the reader found some in {found_any} of {declaring} declaring launches");
+        assert!(found_any >= declaring / 2, "{found_any} of {declaring}");
+    }
+
     /// What the reader says of the ports that declare no walks, printed for the record
     /// (`--nocapture`), and the declaration it suggests parses as a spec's walks would.
     #[test]
     fn the_ports_without_walks_get_a_note_that_parses() {
         for spec in ports() {
-            for note in undeclared_walk_notes(&spec) {
+            for note in gather_notes(&spec) {
+                println!("{}: {note}", spec.name);
+                assert!(
+                    note.contains("gathers = { ") && note.contains(" = \"…\""),
+                    "{note}"
+                );
+            }
+            for note in walk_notes(&spec) {
                 println!("{}: {note}", spec.name);
                 let table = note
                     .split("walks = ")

@@ -12,7 +12,7 @@ pub mod expr;
 mod format;
 pub mod params;
 mod runner;
-pub mod source_walks;
+pub mod source_access;
 
 pub use format::{
     load, ArgSpec, BufferSpec, CheckSpec, Element, Expected, Init, LaunchSpec, LoopSpec, Slots,

@@ -648,7 +648,7 @@ pub fn calibrated_forecast(
             if undeclared.len() == 1 { "s" } else { "" }
         ));
     }
-    notes.extend(workload.undeclared_walks());
+    notes.extend(workload.source_notes());
     // In device memory the rate also depends on how much of the working set a cache still
     // holds, which on a shared machine changes from minute to minute; with none, it is
     // BabelStream's. The interval reaches the time at that rate.

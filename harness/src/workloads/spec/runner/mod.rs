@@ -480,8 +480,8 @@ impl Workload for SpecWorkload {
         super::declared::undeclared_access(&self.steps)
     }
 
-    fn undeclared_walks(&self) -> Vec<String> {
-        super::declared::undeclared_walk_notes(self)
+    fn source_notes(&self) -> Vec<String> {
+        super::declared::source_notes(self)
     }
 
     fn parallelism(&self, size: usize) -> Option<u64> {

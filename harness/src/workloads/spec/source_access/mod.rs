@@ -1,11 +1,24 @@
-//! Walks read from a kernel's source: the `for` loops in which each work item steps through a
-//! buffer a stride apart (a column of a column-major matrix, a grid-stride loop), so that a
-//! spec whose launch declares no `walks` can be told what to declare (docs/spec-format.md,
-//! `walks`). A reader, not a compiler: it follows loops whose counter advances by a constant,
-//! a kernel parameter or the launch's width, and subscripts of a pointer parameter that are
-//! linear in that counter; where it does not understand a loop or a subscript it says
-//! nothing. A stride it cannot put in the kernel's parameters (a local variable, a work
-//! item's index) or one under [`MIN_STRIDE`] elements is no walk it reports.
+//! What a kernel's source shows of how its work items reach its buffers, so that a spec
+//! whose launch declares neither can be told what to declare (docs/spec-format.md, `walks`
+//! and `gathers`):
+//!
+//! - **walks**: the `for` loops in which each work item steps through a buffer a stride apart
+//!   (a column of a column-major matrix, a grid-stride loop): loops whose counter advances by
+//!   a constant, a kernel parameter or the launch's width, and subscripts of a pointer
+//!   parameter linear in that counter. A stride it cannot put in the kernel's parameters (a
+//!   local variable, a work item's index) or one under [`MIN_STRIDE`] elements is no walk it
+//!   reports.
+//! - **gathers**: reads of a buffer at an index another buffer holds (`x[col[k]]`).
+//!
+//! A reader, not a compiler: where it does not understand a loop or a subscript it says
+//! nothing.
+
+mod c_text;
+
+use c_text::{
+    is_word, kernel_parts, matching, normalise, numeric_defines, parse_expr, skip_space, split_top,
+    statement_end, strip_comments, word_positions, Ast, Param, TYPE_WORDS,
+};
 
 /// Elements a step must reach, where the stride is a number, for the step to count as a
 /// walk: a quarter of a 4 KiB page of floats. Smaller literal strides stay within a few
@@ -160,11 +173,60 @@ pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
     walks
 }
 
-/// A kernel parameter.
-#[derive(Debug, Clone)]
-struct Param {
-    name: String,
-    pointer: bool,
+/// A read of a buffer at an index another buffer holds (`x[col[k]]`), found in a kernel's
+/// source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceGather {
+    /// The gathered pointer parameter's position (from 0).
+    pub param: usize,
+    /// The position of the pointer parameter whose element is the index.
+    pub index_param: usize,
+    /// The subscript as written, for messages.
+    pub excerpt: String,
+}
+
+/// The reads of kernel `kernel` in `source` at indices another of its buffers holds, one per
+/// gathered parameter (its first such read), in the order of the parameters. A subscript
+/// written to (`x[col[k]] = …`, `+=`, `++`) or whose address is taken (an atomic's operand)
+/// is no read; an index held in a local variable first is not followed.
+pub fn source_gathers(source: &str, kernel: &str) -> Vec<SourceGather> {
+    let text = normalise(&strip_comments(source));
+    let Some((params, body)) = kernel_parts(&text, kernel) else {
+        return Vec::new();
+    };
+    let mut gathers: Vec<SourceGather> = Vec::new();
+    for (at, param, index) in subscripts(&body, &params) {
+        if gathers.iter().any(|g| g.param == param) {
+            continue;
+        }
+        let Some(inner) = subscripts(&index, &params)
+            .into_iter()
+            .find(|s| s.1 != param)
+        else {
+            continue;
+        };
+        let open = skip_space(&body, at + params[param].name.len());
+        let Some(close) = matching(&body, open) else {
+            continue;
+        };
+        let after = body[close..].trim_start();
+        let written = (after.starts_with('=') && !after.starts_with("=="))
+            || ["+=", "-=", "*=", "/=", "|=", "&=", "^=", "++", "--"]
+                .iter()
+                .any(|op| after.starts_with(op));
+        let before = body[..at].trim_end();
+        let addressed = before.ends_with('&') && !before.ends_with("&&");
+        if written || addressed || before.ends_with("++") || before.ends_with("--") {
+            continue;
+        }
+        gathers.push(SourceGather {
+            param,
+            index_param: inner.1,
+            excerpt: format!("{}[{}]", params[param].name, index.trim()),
+        });
+    }
+    gathers.sort_by_key(|g| g.param);
+    gathers
 }
 
 /// A `for` loop whose counter advances by a known step.
@@ -177,161 +239,6 @@ struct CountedLoop {
     /// Its body's byte range in the kernel's body.
     body: (usize, usize),
     header: String,
-}
-
-fn strip_comments(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut rest = source;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix("/*") {
-            rest = r.find("*/").map_or("", |e| &r[e + 2..]);
-            out.push(' ');
-        } else if let Some(r) = rest.strip_prefix("//") {
-            rest = r.find('\n').map_or("", |e| &r[e..]);
-        } else {
-            let c = rest.chars().next().expect("not empty");
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    out
-}
-
-/// The launch's width in each dialect's spelling, as the common dialect's `GSIZE0`.
-fn normalise(text: &str) -> String {
-    let squeezed: String = text.replace("get_global_size(0)", "GSIZE0");
-    let mut out = squeezed;
-    for cuda in [
-        "blockDim.x * gridDim.x",
-        "gridDim.x * blockDim.x",
-        "blockDim.x*gridDim.x",
-        "gridDim.x*blockDim.x",
-    ] {
-        out = out.replace(cuda, "GSIZE0");
-    }
-    out
-}
-
-/// `#define NAME number` lines.
-fn numeric_defines(text: &str) -> Vec<(String, f64)> {
-    text.lines()
-        .filter_map(|line| {
-            let mut words = line.trim().strip_prefix("#define")?.split_whitespace();
-            let name = words.next()?;
-            let value = number(words.next()?.trim_matches(|c| c == '(' || c == ')'))?;
-            words.next().is_none().then(|| (name.to_string(), value))
-        })
-        .collect()
-}
-
-/// A C number literal without its suffix.
-fn number(token: &str) -> Option<f64> {
-    let digits = token.trim_end_matches(['u', 'U', 'l', 'L', 'f', 'F']);
-    if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
-        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
-    }
-    digits.parse::<f64>().ok()
-}
-
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// The byte just past the bracket that closes the one at `open`.
-fn matching(text: &str, open: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let (o, c) = match bytes[open] {
-        b'(' => (b'(', b')'),
-        b'[' => (b'[', b']'),
-        b'{' => (b'{', b'}'),
-        _ => return None,
-    };
-    let mut depth = 0usize;
-    for (i, &b) in bytes.iter().enumerate().skip(open) {
-        if b == o {
-            depth += 1;
-        } else if b == c {
-            depth -= 1;
-            if depth == 0 {
-                return Some(i + 1);
-            }
-        }
-    }
-    None
-}
-
-/// Positions where the word `word` starts in `text`.
-fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
-    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(|c| is_word(c) || c == '.') && !after.is_some_and(is_word)
-    })
-}
-
-fn skip_space(text: &str, at: usize) -> usize {
-    at + text[at..].len() - text[at..].trim_start().len()
-}
-
-/// The kernel's parameters and body text.
-fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, String)> {
-    for at in word_positions(text, kernel) {
-        let open = skip_space(text, at + kernel.len());
-        if text.as_bytes().get(open) != Some(&b'(') {
-            continue;
-        }
-        // A definition: the parameter list is followed by its body.
-        let close = matching(text, open)?;
-        let brace = skip_space(text, close);
-        if text.as_bytes().get(brace) != Some(&b'{') {
-            continue;
-        }
-        // `KERNEL name(` in the common dialect, `… void name(` in OpenCL C and CUDA.
-        let before = text[..at].trim_end();
-        if !(before.ends_with("KERNEL") || before.ends_with("void")) {
-            continue;
-        }
-        let end = matching(text, brace)?;
-        let params = split_top(&text[open + 1..close - 1], ',')
-            .into_iter()
-            .map(|p| {
-                let name: String = p
-                    .trim()
-                    .chars()
-                    .rev()
-                    .take_while(|&c| is_word(c))
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                Param {
-                    name,
-                    pointer: p.contains('*'),
-                }
-            })
-            .collect();
-        return Some((params, text[brace + 1..end - 1].to_string()));
-    }
-    None
-}
-
-/// `text` split at `sep` outside brackets.
-fn split_top(text: &str, sep: char) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            c if c == sep && depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
 }
 
 /// Every `for` loop of `body` with a counter that advances by a known step.
@@ -356,39 +263,6 @@ fn counted_loops(body: &str, params: &[Param], defines: &[(String, f64)]) -> Vec
     }
     loops
 }
-
-/// The byte past the statement starting at `start`: a block, a `for`, `while` or `if` with
-/// the statement it controls, or what runs to the next `;`.
-fn statement_end(text: &str, start: usize) -> Option<usize> {
-    if text.as_bytes().get(start) == Some(&b'{') {
-        return matching(text, start);
-    }
-    for keyword in ["for", "while", "if"] {
-        let rest = &text[start..];
-        if rest.starts_with(keyword) && !rest[keyword.len()..].starts_with(is_word) {
-            let open = skip_space(text, start + keyword.len());
-            if text.as_bytes().get(open) != Some(&b'(') {
-                return None;
-            }
-            let close = matching(text, open)?;
-            return statement_end(text, skip_space(text, close));
-        }
-    }
-    let mut depth = 0i32;
-    for (i, c) in text[start..].char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ';' if depth == 0 => return Some(start + i + 1),
-            _ => {}
-        }
-    }
-    None
-}
-
-const TYPE_WORDS: &[&str] = &[
-    "const", "unsigned", "signed", "uint", "int", "long", "ulong", "size_t", "short", "ushort",
-];
 
 /// A loop header `init; cond; step` as a counted loop.
 fn counted(
@@ -492,130 +366,6 @@ fn subscripts(body: &str, params: &[Param]) -> Vec<(usize, usize, String)> {
     }
     found.sort_by_key(|f| f.0);
     found
-}
-
-/// A C expression, as far as the reader follows one.
-#[derive(Debug, Clone, PartialEq)]
-enum Ast {
-    Num(f64),
-    Ident(String),
-    Call(String, Vec<Ast>),
-    Neg(Box<Ast>),
-    Bin(char, Box<Ast>, Box<Ast>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Token {
-    Num(f64),
-    Ident(String),
-    Punct(char),
-}
-
-fn tokens(text: &str) -> Option<Vec<Token>> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_digit() {
-            let s = i;
-            while i < chars.len() && (is_word(chars[i]) || chars[i] == '.') {
-                i += 1;
-            }
-            out.push(Token::Num(number(&chars[s..i].iter().collect::<String>())?));
-        } else if is_word(c) {
-            let s = i;
-            while i < chars.len() && (is_word(chars[i]) || chars[i] == '.') {
-                i += 1;
-            }
-            out.push(Token::Ident(chars[s..i].iter().collect()));
-        } else if "+-*/%(),".contains(c) {
-            out.push(Token::Punct(c));
-            i += 1;
-        } else {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-fn parse_expr(text: &str) -> Option<Ast> {
-    let tokens = tokens(text)?;
-    let mut at = 0;
-    let ast = sum(&tokens, &mut at)?;
-    (at == tokens.len()).then_some(ast)
-}
-
-fn sum(t: &[Token], at: &mut usize) -> Option<Ast> {
-    let mut left = product(t, at)?;
-    while let Some(Token::Punct(op @ ('+' | '-'))) = t.get(*at) {
-        *at += 1;
-        left = Ast::Bin(*op, Box::new(left), Box::new(product(t, at)?));
-    }
-    Some(left)
-}
-
-fn product(t: &[Token], at: &mut usize) -> Option<Ast> {
-    let mut left = unary(t, at)?;
-    while let Some(Token::Punct(op @ ('*' | '/' | '%'))) = t.get(*at) {
-        *at += 1;
-        left = Ast::Bin(*op, Box::new(left), Box::new(unary(t, at)?));
-    }
-    Some(left)
-}
-
-fn unary(t: &[Token], at: &mut usize) -> Option<Ast> {
-    match t.get(*at)? {
-        Token::Punct('-') => {
-            *at += 1;
-            Some(Ast::Neg(Box::new(unary(t, at)?)))
-        }
-        Token::Punct('+') => {
-            *at += 1;
-            unary(t, at)
-        }
-        Token::Punct('(') => {
-            // A cast `(uint)` applies to what follows; anything else is a parenthesis.
-            let mut k = *at + 1;
-            while let Some(Token::Ident(w)) = t.get(k) {
-                if !TYPE_WORDS.contains(&w.as_str()) && w != "float" {
-                    break;
-                }
-                k += 1;
-            }
-            if k > *at + 1 && t.get(k) == Some(&Token::Punct(')')) {
-                *at = k + 1;
-                return unary(t, at);
-            }
-            *at += 1;
-            let inner = sum(t, at)?;
-            (t.get(*at) == Some(&Token::Punct(')'))).then(|| *at += 1)?;
-            Some(inner)
-        }
-        Token::Num(v) => {
-            *at += 1;
-            Some(Ast::Num(*v))
-        }
-        Token::Ident(name) => {
-            *at += 1;
-            if t.get(*at) != Some(&Token::Punct('(')) {
-                return Some(Ast::Ident(name.clone()));
-            }
-            *at += 1;
-            let mut args = Vec::new();
-            while t.get(*at) != Some(&Token::Punct(')')) {
-                args.push(sum(t, at)?);
-                if t.get(*at) == Some(&Token::Punct(',')) {
-                    *at += 1;
-                }
-            }
-            *at += 1;
-            Some(Ast::Call(name.clone(), args))
-        }
-        Token::Punct(_) => None,
-    }
 }
 
 /// An expression as a quantity of the kernel's parameters, where it is one.
@@ -760,6 +510,18 @@ mod tests {
         assert_eq!(walks[0].stride, Sym::times(p(3), p(2)));
         // NZ steps a sweep, three sweeps.
         assert_eq!(walks[0].steps, Some(Sym::Num(24.0)));
+    }
+
+    #[test]
+    fn a_read_at_an_index_another_buffer_holds_is_a_gather() {
+        let src = "KERNEL spmv(GLOBAL const float* val, GLOBAL const uint* col, GLOBAL const uint* row,\n GLOBAL const float* x, GLOBAL float* y, GLOBAL uint* bins, uint n) {\n  uint r = GID0; if (r >= n) return;\n  float sum = 0.0f;\n  for (uint k = row[r]; k < row[r + 1]; k++) sum += val[k] * x[col[k]];\n  y[col[r]] = sum;\n  bins[col[r]]++;\n  ATOMIC_ADD_U32(&bins[col[r]], 1u);\n  if (x[col[r]] == 0.0f) y[r] = 0.0f;\n}";
+        let gathers = source_gathers(src, "spmv");
+        // x[col[k]] read (its first read taken); y and bins written or addressed; row[r + 1]
+        // and val[k] are no gathers.
+        assert_eq!(gathers.len(), 1, "{gathers:?}");
+        assert_eq!((gathers[0].param, gathers[0].index_param), (3, 1));
+        assert_eq!(gathers[0].excerpt, "x[col[k]]");
+        assert!(source_gathers(src, "other").is_empty());
     }
 
     #[test]
