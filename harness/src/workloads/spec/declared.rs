@@ -31,12 +31,7 @@ pub struct SourceWalkHint {
 pub(super) fn source_walk_hints(steps: &[Step], source: &str) -> Vec<SourceWalkHint> {
     let all = launches(steps);
     let mut hints = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for l in &all {
-        if seen.contains(&l.kernel.as_str()) {
-            continue;
-        }
-        seen.push(&l.kernel);
+    for l in first_launches(&all) {
         let declared = all
             .iter()
             .any(|m| m.kernel == l.kernel && !m.walks.is_empty());
@@ -111,6 +106,17 @@ pub(super) fn undeclared_access(steps: &[Step]) -> Vec<&str> {
     names
 }
 
+/// The first of `all`'s launches of each kernel, in their order.
+fn first_launches<'a>(all: &[&'a LaunchSpec]) -> Vec<&'a LaunchSpec> {
+    let mut first: Vec<&LaunchSpec> = Vec::new();
+    for &l in all {
+        if !first.iter().any(|f| f.kernel == l.kernel) {
+            first.push(l);
+        }
+    }
+    first
+}
+
 /// Every launch of `steps`, loop bodies included, in the order they are written.
 fn launches(steps: &[Step]) -> Vec<&LaunchSpec> {
     steps
@@ -159,12 +165,7 @@ pub(super) fn source_notes(spec: &SpecWorkload) -> Vec<String> {
 fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
     let all = launches(&spec.steps);
     let mut notes = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for l in &all {
-        if seen.contains(&l.kernel.as_str()) {
-            continue;
-        }
-        seen.push(&l.kernel);
+    for l in first_launches(&all) {
         let declared = all.iter().any(|m| {
             m.kernel == l.kernel && (!m.gathers.is_empty() || m.access == Some(Access::Gather))
         });
