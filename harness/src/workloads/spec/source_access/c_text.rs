@@ -171,31 +171,39 @@ pub(super) fn split_top(text: &str, sep: char) -> Vec<&str> {
 /// The byte past the statement starting at `start`: a block, a `for`, `while` or `if` with
 /// the statement it controls, or what runs to the next `;`.
 pub(super) fn statement_end(text: &str, start: usize) -> Option<usize> {
-    if text.as_bytes().get(start) == Some(&b'{') {
-        return matching(text, start);
-    }
-    for keyword in ["for", "while", "if"] {
-        let rest = &text[start..];
-        if rest.starts_with(keyword) && !rest[keyword.len()..].starts_with(is_word) {
-            let open = skip_space(text, start + keyword.len());
-            if text.as_bytes().get(open) != Some(&b'(') {
-                return None;
+    // A loop, not a recursion: a source nesting `if (…) if (…) …` thousands deep is read,
+    // not a stack overflow.
+    let mut start = start;
+    'statement: loop {
+        if text.as_bytes().get(start) == Some(&b'{') {
+            return matching(text, start);
+        }
+        for keyword in ["for", "while", "if"] {
+            let rest = &text[start..];
+            if rest.starts_with(keyword) && !rest[keyword.len()..].starts_with(is_word) {
+                let open = skip_space(text, start + keyword.len());
+                if text.as_bytes().get(open) != Some(&b'(') {
+                    return None;
+                }
+                start = skip_space(text, matching(text, open)?);
+                continue 'statement;
             }
-            let close = matching(text, open)?;
-            return statement_end(text, skip_space(text, close));
         }
-    }
-    let mut depth = 0i32;
-    for (i, c) in text[start..].char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ';' if depth == 0 => return Some(start + i + 1),
-            _ => {}
+        let mut depth = 0i32;
+        for (i, c) in text[start..].char_indices() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ';' if depth == 0 => return Some(start + i + 1),
+                _ => {}
+            }
         }
+        return None;
     }
-    None
 }
+
+/// The most tokens an expression the reader parses may have.
+const MAX_TOKENS: usize = 256;
 
 /// The words of an integer type, skipped before a declared loop counter and in a cast.
 pub(super) const TYPE_WORDS: &[&str] = &[
@@ -253,6 +261,11 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
 /// anything else (a comparison, a subscript, a ternary).
 pub(super) fn parse_expr(text: &str) -> Option<Ast> {
     let tokens = tokens(text)?;
+    // A subscript or a loop bound is a few dozen tokens; the parser recurses once per
+    // parenthesis and sign, so a longer text is left unread rather than risk the stack.
+    if tokens.len() > MAX_TOKENS {
+        return None;
+    }
     let mut at = 0;
     let ast = sum(&tokens, &mut at)?;
     (at == tokens.len()).then_some(ast)

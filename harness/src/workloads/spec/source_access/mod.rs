@@ -525,6 +525,31 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_and_broken_text_are_read_without_a_panic() {
+        let deep = format!(
+            "KERNEL k(GLOBAL float* a, uint n) {{ for (uint k = 0; k < n; k++) {} a[k * n] = 0; }}",
+            "if (n) ".repeat(20_000)
+        );
+        assert_eq!(source_walks(&deep, "k").len(), 1);
+        let parens = format!(
+            "KERNEL k(GLOBAL float* a, uint n) {{ for (uint k = 0; k < n; k++) a[{}k * n{}] = 0; }}",
+            "(".repeat(20_000),
+            ")".repeat(20_000)
+        );
+        assert!(source_walks(&parens, "k").is_empty());
+        for broken in [
+            "KERNEL k(GLOBAL float* a, uint n) { for (uint k = 0; k < n; k++) a[k * n",
+            "KERNEL k(GLOBAL float* a, uint n) { for (",
+            "KERNEL k(",
+            "KERNEL k(GLOBAL float* a) { a[é * ü] = 0; for (uint k = 0; k < ñ; k++) a[k * ñ] = 1; }",
+            "/* unterminated",
+            "",
+        ] {
+            let _ = (source_walks(broken, "k"), source_gathers(broken, "k"));
+        }
+    }
+
+    #[test]
     fn what_is_no_walk_it_reports_nothing_for() {
         let none = |body: &str| {
             let src = format!(
