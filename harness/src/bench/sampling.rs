@@ -529,10 +529,12 @@ mod tests {
             order.windows(2).filter(|w| w[1] == q && w[0] != q).count() + usize::from(order[0] == q)
         };
         // (A visit's samples follow its warm-up's length, which a loaded machine stretches:
-        // the counts are taken as they came.)
+        // the counts are taken as they came. A build running beside it made one quantity's
+        // twelve samples fit two visits, so the rounds are asserted to interleave, not how
+        // many there were.)
         for (q, m) in measured.iter().enumerate() {
             assert!(m.samples.len() >= plan.min_runs);
-            assert!(visits(q) >= 3, "{} visits of {q}", visits(q));
+            assert!(visits(q) >= 2, "{} visits of {q}", visits(q));
         }
         // In a cache: one discarded run a visit. Past the caches: one in all.
         assert_eq!(runs(0), measured[0].samples.len() + visits(0));
