@@ -1008,3 +1008,40 @@ fn a_series_records_how_the_worker_threads_were_pinned() {
         "{threads}"
     );
 }
+
+/// `spec-init` writes a first spec for a kernel, names the kernels when the file has several,
+/// and never writes over a file: each refusal one error line and exit code 2.
+#[test]
+fn spec_init_writes_a_first_spec_and_refuses_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let gemm =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/examples/gemm.kern");
+    let out = harness()
+        .args(["spec-init", gemm.to_str().unwrap(), "--kernel", "gemm"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("kernel = \"gemm\"") && text.contains("# walks = { b = "),
+        "{text}"
+    );
+    let target = dir.path().join("gemm.toml");
+    std::fs::write(&target, "keep me").unwrap();
+    for (args, needle) in [
+        (vec![], "name one with --kernel (gemm, gemm_reference)"),
+        (vec!["--kernel", "gem"], "no kernel 'gem'"),
+        (
+            vec!["--kernel", "gemm", "-o", target.to_str().unwrap()],
+            "does not write over a file",
+        ),
+    ] {
+        let mut all = vec!["spec-init", gemm.to_str().unwrap()];
+        all.extend(args);
+        let out = harness().args(&all).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        let line = one_error_line(&out);
+        assert!(line.contains(needle), "{line}");
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+}

@@ -237,6 +237,24 @@ enum Command {
         #[arg(long, value_enum, value_delimiter = ',')]
         format: Vec<Format>,
     },
+    /// Write a first spec for a kernel from its source: each pointer parameter a buffer, each
+    /// scalar a parameter named after it in capitals (`n` is the size), the launch's arguments
+    /// in order, and "TODO" wherever the source cannot say (lengths, values, the launch's
+    /// width, its bytes), which the spec loader refuses by name until answered. The walks and
+    /// gathers its source shows come as commented suggestions. To standard output, or to
+    /// --output (never over an existing file); save it next to the kernel file.
+    ///
+    /// Example: harness spec-init kernels/examples/gemm.kern --kernel gemm -o my-gemm.toml
+    SpecInit {
+        /// The kernel file: the common dialect (.kern), OpenCL C (.cl) or CUDA (.cu).
+        source: PathBuf,
+        /// The kernel, where the file defines several.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Write here instead of standard output (refused if it exists).
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Write an existing series file in Extra-P's text input format (to standard output, or
     /// to --output).
     ///
@@ -585,6 +603,11 @@ pub fn run() -> Result<()> {
             format,
         } => series_command(&workload, &sizes, target, calibration, &runs, &format),
         Command::ExportExtrap { series, output } => export_extrap(&series, output.as_deref()),
+        Command::SpecInit {
+            source,
+            kernel,
+            output,
+        } => spec_init(&source, kernel.as_deref(), output.as_deref()),
     }
 }
 
@@ -664,6 +687,41 @@ fn parse_param(text: &str) -> Result<(String, f64), String> {
 
 /// Fail at once when files cannot be written into `dir`, rather than after the
 /// measurements (a missing folder is created for the check and removed again).
+/// `spec-init`: a first spec for a kernel of `source`.
+fn spec_init(
+    source: &std::path::Path,
+    kernel: Option<&str>,
+    output: Option<&std::path::Path>,
+) -> Result<()> {
+    use harness::workloads::spec::scaffold::{pick_kernel, scaffold};
+    let text = harness::export::input::read_input_text(source)
+        .with_context(|| format!("cannot read {}", source.display()))?;
+    let file = source
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let kernel = pick_kernel(&text, kernel).with_context(|| source.display().to_string())?;
+    let spec = scaffold(&text, &file, &kernel).with_context(|| source.display().to_string())?;
+    match output {
+        Some(out) => {
+            if out.exists() {
+                bail!(
+                    "{} exists: spec-init does not write over a file",
+                    out.display()
+                );
+            }
+            harness::export::file::write_atomically(out, spec.as_bytes())
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            crate::say(&format!(
+                "wrote {}: answer its TODOs, then `harness run {} --size 1000`",
+                out.display(),
+                out.display()
+            ));
+        }
+        None => print!("{spec}"),
+    }
+    Ok(())
+}
+
 pub(crate) fn check_output_dir(dir: &std::path::Path) -> Result<()> {
     harness::export::check_writable(dir)
         .with_context(|| format!("cannot write into {}", dir.display()))

@@ -12,6 +12,7 @@ pub mod expr;
 mod format;
 pub mod params;
 mod runner;
+pub mod scaffold;
 pub mod source_access;
 
 pub use format::{

@@ -8,6 +8,8 @@
 pub(super) struct Param {
     pub(super) name: String,
     pub(super) pointer: bool,
+    /// The declaration without the name (`GLOBAL const float* RESTRICT`).
+    pub(super) declaration: String,
 }
 
 /// `source` with its comments removed (a block comment becomes a space).
@@ -138,7 +140,9 @@ pub(super) fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, Stri
                     .into_iter()
                     .rev()
                     .collect();
+                let p = p.trim();
                 Param {
+                    declaration: p[..p.len() - name.len()].trim().to_string(),
                     name,
                     pointer: p.contains('*'),
                 }
@@ -147,6 +151,38 @@ pub(super) fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, Stri
         return Some((params, text[brace + 1..end - 1].to_string()));
     }
     None
+}
+
+/// The kernels `text` defines, in order: `KERNEL name(` in the common dialect, `__kernel
+/// void name(` in OpenCL C, `__global__ void name(` in CUDA, each with a body.
+pub(super) fn kernel_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices('(') {
+        let head = text[..at].trim_end();
+        let name: String = head
+            .chars()
+            .rev()
+            .take_while(|&c| is_word(c))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let before = head[..head.len() - name.len()].trim_end();
+        let marked = before.ends_with("KERNEL")
+            || ["__kernel", "kernel", "__global__"].iter().any(|k| {
+                before
+                    .strip_suffix("void")
+                    .is_some_and(|b| b.trim_end().ends_with(k))
+            });
+        if marked
+            && !name.is_empty()
+            && !names.contains(&name)
+            && kernel_parts(text, &name).is_some()
+        {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// `text` split at `sep` outside brackets.

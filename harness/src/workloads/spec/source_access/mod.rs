@@ -52,6 +52,51 @@ impl Sym {
         make(Box::new(a), Box::new(b))
     }
 
+    /// The quantity written out as a spec expression, each parameter by `param(position)`
+    /// and each global size by `global(dimension)`.
+    pub fn text(
+        &self,
+        param: &dyn Fn(usize) -> String,
+        global: &dyn Fn(usize) -> String,
+    ) -> String {
+        self.text_in(param, global, 0)
+    }
+
+    fn text_in(
+        &self,
+        param: &dyn Fn(usize) -> String,
+        global: &dyn Fn(usize) -> String,
+        context: u8,
+    ) -> String {
+        let op = |a: &Sym, b: &Sym, prec: u8, symbol: &str, grouping: bool| {
+            let right = if grouping { prec + 1 } else { prec };
+            (
+                prec,
+                format!(
+                    "{} {symbol} {}",
+                    a.text_in(param, global, prec),
+                    b.text_in(param, global, right)
+                ),
+            )
+        };
+        let (prec, text) = match self {
+            Sym::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => (3, format!("{}", *v as i64)),
+            Sym::Num(v) => (3, format!("{v}")),
+            Sym::Param(i) => (3, param(*i)),
+            Sym::Global(d) => (3, global(*d)),
+            Sym::Add(a, b) => op(a, b, 1, "+", false),
+            Sym::Sub(a, b) => op(a, b, 1, "-", true),
+            Sym::Mul(a, b) => op(a, b, 2, "*", false),
+            Sym::Div(a, b) => op(a, b, 2, "/", true),
+            Sym::Floor(a) => (3, format!("floor({})", a.text(param, global))),
+        };
+        if prec < context {
+            format!("({text})")
+        } else {
+            text
+        }
+    }
+
     fn neg(a: Sym) -> Sym {
         match a {
             Sym::Num(v) => Sym::Num(-v),
@@ -171,6 +216,67 @@ pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
     }
     walks.sort_by_key(|w| w.param);
     walks
+}
+
+/// A kernel parameter as its signature declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelParam {
+    /// Its name.
+    pub name: String,
+    /// A pointer (a buffer), else a scalar.
+    pub pointer: bool,
+    /// Declared `const` (a buffer the kernel only reads).
+    pub constant: bool,
+    /// The spec's element type for its type (`f32`, `f64`, `u32`, `i32`), where one fits.
+    pub element: Option<&'static str>,
+    /// The declaration as written, without the name.
+    pub declaration: String,
+}
+
+/// The kernels `source` defines, in order.
+pub fn kernel_names(source: &str) -> Vec<String> {
+    c_text::kernel_names(&strip_comments(source))
+}
+
+/// Kernel `kernel`'s parameters in `source`, where it defines it.
+pub fn kernel_params(source: &str, kernel: &str) -> Option<Vec<KernelParam>> {
+    let (params, _) = kernel_parts(&strip_comments(source), kernel)?;
+    Some(
+        params
+            .into_iter()
+            .map(|p| {
+                let words: Vec<&str> = p
+                    .declaration
+                    .split(|c: char| !is_word(c))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let has = |w: &str| words.contains(&w);
+                let element = if ["char", "short", "long", "half", "size_t"]
+                    .iter()
+                    .any(|w| has(w))
+                {
+                    None
+                } else if has("double") {
+                    Some("f64")
+                } else if has("float") {
+                    Some("f32")
+                } else if has("uint") || has("unsigned") {
+                    Some("u32")
+                } else if has("int") {
+                    Some("i32")
+                } else {
+                    None
+                };
+                KernelParam {
+                    constant: has("const"),
+                    element,
+                    name: p.name,
+                    pointer: p.pointer,
+                    declaration: p.declaration,
+                }
+            })
+            .collect(),
+    )
 }
 
 /// A read of a buffer at an index another buffer holds (`x[col[k]]`), found in a kernel's
