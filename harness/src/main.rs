@@ -64,6 +64,22 @@ pub(crate) fn say(line: &str) {
     eprintln!("{}", clip(&harness::export::table::terminal_safe(line)));
 }
 
+/// A note on standard error, `note: ` and the text wrapped at 100 columns (a note quoting a
+/// kernel's source and a declaration to add runs to several hundred characters), each line
+/// as [`say`] prints one.
+pub(crate) fn say_note(note: &str) {
+    let mut line = String::from("note:");
+    for word in note.split_whitespace() {
+        if line.chars().count() + 1 + word.chars().count() > 100 && line.trim() != "note:" {
+            say(&line);
+            line = String::from("     ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    say(&line);
+}
+
 /// [`say`] on standard output.
 pub(crate) fn say_out(line: &str) {
     println!("{}", clip(&harness::export::table::terminal_safe(line)));

@@ -922,7 +922,9 @@ fn run_names_the_walks_a_spec_kernel_makes_undeclared() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stderr).unwrap()
+        // The note is wrapped for the terminal: read it as one line.
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        stderr.split_whitespace().collect::<Vec<_>>().join(" ")
     };
     let stderr = run();
     let want = "walks = { B = { stride = \"NJ\", steps = \"NK\" } }";

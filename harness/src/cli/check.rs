@@ -165,7 +165,7 @@ pub fn check_command(args: CheckArgs) -> Result<()> {
     // What a spec's kernels walk or gather without declaring it: a prediction's matter, after the
     // compile checks (which these notes do not fail).
     for note in source_notes_ {
-        eprintln!("note: {note}");
+        crate::say_note(&note);
     }
     Ok(())
 }

@@ -135,7 +135,7 @@ pub(super) fn run_command(
     }
     // What a kernel's source walks or gathers undeclared: what to declare.
     for note in workload.source_notes() {
-        eprintln!("note: {note}");
+        crate::say_note(&note);
     }
     Ok(())
 }
