@@ -4,8 +4,9 @@
 Four kinds of case, mixed by case index (deterministic for a --seed), chosen with --kinds:
 
 files    Every parser the binary reads is fed: calibration JSON, series JSON, validation
-         JSON, a kernel graph (TOML), a spec (TOML, with its expressions), an interval trace
-         and a cluster report (JSON), a network file (TOML). Each case copies one seed file,
+         JSON, a kernel graph (TOML), a spec (TOML, with its expressions), a kernel source
+         (spec-init's reader), an interval trace and a cluster report (JSON), a network
+         file (TOML). Each case copies one seed file,
          mutates it (truncation, bit flips, NaN/∞/huge/negative numbers, renamed keys, wrong
          types, deep nesting, huge strings, deleted or repeated lines) and runs one command.
 args     A valid command line of a cheap command (predict, maxplus, balance, export-extrap,
@@ -88,6 +89,9 @@ TARGETS = [
     ("graph-sor", os.path.join(ROOT, "kernels/graphs/sor_point.toml"), "g.toml",
      ["maxplus", "{f}", "--n-exec", "64", "--set", "t=4e-7", "--set", "T=5e-7", "--set", "tau=1e-9",
       "--set", "dt=1e-10", "--set", "dT=1e-10", "--set", "t_cache=5e-8", "--sizes", "514"]),
+    ("kernel-source", os.path.join(ROOT, "kernels/examples/gemm.kern"), "gemm.kern",
+     ["spec-init", "{f}", "--kernel", "gemm"]),
+    ("kernel-source-cl", os.path.join(ROOT, "kernels/examples/saxpy.cl"), "saxpy.cl", ["spec-init", "{f}"]),
     ("spec", os.path.join(ROOT, "kernels/examples/saxpy.toml"), "saxpy.toml",
      ["run", "{f}", "--size", "1000", "--iters", "1", "--device", "host"]),
     ("spec-wavefront", os.path.join(ROOT, "kernels/examples/wavefront.toml"), "wavefront.toml",
