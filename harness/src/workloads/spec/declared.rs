@@ -58,20 +58,13 @@ pub(super) fn source_walk_hints(steps: &[Step], source: &str) -> Vec<SourceWalkH
 /// A quantity of the kernel's parameters in the launch's terms: each parameter its
 /// argument's expression, the global size the launch's.
 fn in_launch(sym: &Sym, launch: &LaunchSpec) -> Option<Code> {
-    let two = |a: &Sym, b: &Sym| Some((in_launch(a, launch)?, in_launch(b, launch)?));
-    Some(match sym {
-        Sym::Num(v) => Code::Num(*v),
-        Sym::Param(i) => match launch.args.get(*i)? {
-            ArgSpec::Scalar(_, code) => code.clone(),
-            ArgSpec::Buffer(_) => return None,
+    sym.to_code(
+        &|i| match launch.args.get(i)? {
+            ArgSpec::Scalar(_, code) => Some(code.clone()),
+            ArgSpec::Buffer(_) => None,
         },
-        Sym::Global(d) => launch.global.get(*d)?.clone(),
-        Sym::Add(a, b) => two(a, b).map(|(a, b)| Code::sum(a, b))?,
-        Sym::Sub(a, b) => two(a, b).map(|(a, b)| Code::difference(a, b))?,
-        Sym::Mul(a, b) => two(a, b).map(|(a, b)| Code::product(a, b))?,
-        Sym::Div(a, b) => two(a, b).map(|(a, b)| Code::quotient(a, b))?,
-        Sym::Floor(a) => Code::floor(in_launch(a, launch)?),
-    })
+        &|d| launch.global.get(d).cloned(),
+    )
 }
 
 /// Each kernel's `access`, where one of its launches declares one other than streaming (the

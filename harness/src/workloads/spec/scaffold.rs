@@ -6,8 +6,9 @@
 //! `"TODO"`, which the spec loader refuses by name until it is given. The walks and gathers
 //! the source shows ([`super::source_access`]) come as commented suggestions.
 
+use super::compiled::Code;
 use super::params::RESERVED;
-use super::source_access::{kernel_names, kernel_params, source_gathers, source_walks};
+use super::source_access::{kernel_names, kernel_params, source_gathers, source_walks, Sym};
 
 /// Why no spec could be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -110,17 +111,28 @@ pub fn scaffold(source: &str, source_file: &str, kernel: &str) -> Result<String,
         "\n[[launches]]\nkernel = \"{kernel}\"\nglobal = [\"TODO\"]  # work items per dimension, e.g. [\"N\"] or [\"NX\", \"NY\"]\n# local = [\"64\"]  # work-group size per dimension (the device's choice without it)\nargs = [{}]\nbytes = \"TODO\"  # bytes one launch moves, each element read or written counted once\n# flops = \"…\"  # floating-point operations one launch runs (an FMA counts two)\n",
         args.join(", ")
     ));
-    let global = |_: usize| "the global size".to_string();
+    // A parameter's slot is its position; the launch's width, past them all, is written out.
+    let width = params.len();
+    let text = |sym: &Sym| -> String {
+        sym.to_code(&|i| Some(Code::Var(i)), &|_| Some(Code::Var(width)))
+            .map_or("?".into(), |c| {
+                c.text(&|slot| {
+                    if slot == width {
+                        "the global size".into()
+                    } else {
+                        name(slot)
+                    }
+                })
+            })
+    };
     let walks: Vec<String> = source_walks(source, kernel)
         .iter()
         .map(|w| {
             format!(
                 "{} = {{ stride = \"{}\", steps = \"{}\" }}",
                 name(w.param),
-                w.stride.text(&name, &global),
-                w.steps
-                    .as_ref()
-                    .map_or("?".into(), |s| s.text(&name, &global))
+                text(&w.stride),
+                w.steps.as_ref().map_or("?".into(), text)
             )
         })
         .collect();

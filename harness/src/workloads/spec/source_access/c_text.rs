@@ -131,16 +131,8 @@ pub(super) fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, Stri
         let params = split_top(&text[open + 1..close - 1], ',')
             .into_iter()
             .map(|p| {
-                let name: String = p
-                    .trim()
-                    .chars()
-                    .rev()
-                    .take_while(|&c| is_word(c))
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
                 let p = p.trim();
+                let name = last_word(p).to_string();
                 Param {
                     declaration: p[..p.len() - name.len()].trim().to_string(),
                     name,
@@ -153,20 +145,24 @@ pub(super) fn kernel_parts(text: &str, kernel: &str) -> Option<(Vec<Param>, Stri
     None
 }
 
+/// The identifier `text` ends with (empty where it ends otherwise).
+fn last_word(text: &str) -> &str {
+    let start = text
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_word(c))
+        .last()
+        .map_or(text.len(), |(i, _)| i);
+    &text[start..]
+}
+
 /// The kernels `text` defines, in order: `KERNEL name(` in the common dialect, `__kernel
 /// void name(` in OpenCL C, `__global__ void name(` in CUDA, each with a body.
 pub(super) fn kernel_names(text: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (at, _) in text.match_indices('(') {
         let head = text[..at].trim_end();
-        let name: String = head
-            .chars()
-            .rev()
-            .take_while(|&c| is_word(c))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let name = last_word(head).to_string();
         let before = head[..head.len() - name.len()].trim_end();
         let marked = before.ends_with("KERNEL")
             || ["__kernel", "kernel", "__global__"].iter().any(|k| {

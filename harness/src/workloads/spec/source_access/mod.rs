@@ -15,6 +15,8 @@
 
 mod c_text;
 
+use super::compiled::Code;
+
 use c_text::{
     is_word, kernel_parts, matching, normalise, numeric_defines, parse_expr, skip_space, split_top,
     statement_end, strip_comments, word_positions, Ast, Param, TYPE_WORDS,
@@ -52,49 +54,24 @@ impl Sym {
         make(Box::new(a), Box::new(b))
     }
 
-    /// The quantity written out as a spec expression, each parameter by `param(position)`
-    /// and each global size by `global(dimension)`.
-    pub fn text(
+    /// The quantity as a spec's compiled expression, each parameter `param(position)` and
+    /// each global size `global(dimension)`; `None` where either has none.
+    pub fn to_code(
         &self,
-        param: &dyn Fn(usize) -> String,
-        global: &dyn Fn(usize) -> String,
-    ) -> String {
-        self.text_in(param, global, 0)
-    }
-
-    fn text_in(
-        &self,
-        param: &dyn Fn(usize) -> String,
-        global: &dyn Fn(usize) -> String,
-        context: u8,
-    ) -> String {
-        let op = |a: &Sym, b: &Sym, prec: u8, symbol: &str, grouping: bool| {
-            let right = if grouping { prec + 1 } else { prec };
-            (
-                prec,
-                format!(
-                    "{} {symbol} {}",
-                    a.text_in(param, global, prec),
-                    b.text_in(param, global, right)
-                ),
-            )
-        };
-        let (prec, text) = match self {
-            Sym::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => (3, format!("{}", *v as i64)),
-            Sym::Num(v) => (3, format!("{v}")),
-            Sym::Param(i) => (3, param(*i)),
-            Sym::Global(d) => (3, global(*d)),
-            Sym::Add(a, b) => op(a, b, 1, "+", false),
-            Sym::Sub(a, b) => op(a, b, 1, "-", true),
-            Sym::Mul(a, b) => op(a, b, 2, "*", false),
-            Sym::Div(a, b) => op(a, b, 2, "/", true),
-            Sym::Floor(a) => (3, format!("floor({})", a.text(param, global))),
-        };
-        if prec < context {
-            format!("({text})")
-        } else {
-            text
-        }
+        param: &dyn Fn(usize) -> Option<Code>,
+        global: &dyn Fn(usize) -> Option<Code>,
+    ) -> Option<Code> {
+        let two = |a: &Sym, b: &Sym| Some((a.to_code(param, global)?, b.to_code(param, global)?));
+        Some(match self {
+            Sym::Num(v) => Code::Num(*v),
+            Sym::Param(i) => param(*i)?,
+            Sym::Global(d) => global(*d)?,
+            Sym::Add(a, b) => two(a, b).map(|(a, b)| Code::sum(a, b))?,
+            Sym::Sub(a, b) => two(a, b).map(|(a, b)| Code::difference(a, b))?,
+            Sym::Mul(a, b) => two(a, b).map(|(a, b)| Code::product(a, b))?,
+            Sym::Div(a, b) => two(a, b).map(|(a, b)| Code::quotient(a, b))?,
+            Sym::Floor(a) => Code::floor(a.to_code(param, global)?),
+        })
     }
 
     fn neg(a: Sym) -> Sym {
