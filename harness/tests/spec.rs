@@ -703,6 +703,13 @@ fn a_declared_count_that_is_no_whole_number_fails_the_run_that_meets_it() {
     ] {
         let (_dir, path) = temp_spec("k.cl", SAXPY, &saxpy_spec(&format!("{launch}\n{decl}"), ""));
         let w = load(&path).unwrap();
+        // What a prediction from stored files meets instead of a run: the reason, by size.
+        assert_eq!(w.declarations_error(1000, 1), None, "{key}");
+        let why = w.declarations_error(1001, 1).expect("not whole at 1001");
+        assert!(
+            why.contains(key) && why.contains("not a whole number"),
+            "{key}: {why}"
+        );
         assert!(w.run(device, 1000, 1, false).is_ok(), "{key}");
         let err = w.run(device, 1001, 1, false).unwrap_err().to_string();
         assert!(

@@ -309,6 +309,14 @@ pub trait Workload {
         None
     }
 
+    /// Why [`Workload::declared_amounts`] has nothing at `size`, where the workload declares
+    /// amounts and they cannot be evaluated there (a spec's count that is no whole number at
+    /// that size): the prediction then uses none of its declarations, and says so.
+    fn declarations_error(&self, size: usize, iterations: usize) -> Option<String> {
+        let _ = (size, iterations);
+        None
+    }
+
     /// Run `iterations` iterations at `size` on `device`; with `verify`, compare against the
     /// host implementation and fail on a mismatch.
     fn run(

@@ -649,6 +649,21 @@ pub fn calibrated_forecast(
         ));
     }
     notes.extend(workload.source_notes());
+    // A declaration that cannot be evaluated at a size the prediction reads (a stored spec
+    // edited by hand; a live run fails on it instead) drops all of them: say so.
+    let read_at = choice
+        .accepted
+        .iter()
+        .copied()
+        .chain(std::iter::once(large));
+    if let Some((size, why)) = read_at
+        .filter_map(|n| Some((n, workload.declarations_error(n, series.iterations)?)))
+        .next()
+    {
+        notes.push(format!(
+            "the spec's declarations could not be evaluated at N = {size} ({why}): the prediction used none of them (bytes, flops, gathers, walks, searches)"
+        ));
+    }
     // In device memory the rate also depends on how much of the working set a cache still
     // holds, which on a shared machine changes from minute to minute; with none, it is
     // BabelStream's. The interval reaches the time at that rate.

@@ -705,3 +705,58 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
         "{note}"
     );
 }
+
+/// A workload whose declarations cannot be evaluated at one size, as a hand-edited stored
+/// spec's may not.
+struct Undeclarable<'a> {
+    inner: &'a dyn Workload,
+    at: usize,
+}
+
+impl Workload for Undeclarable<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        self.inner.bytes_needed(size)
+    }
+
+    fn declarations_error(&self, size: usize, _iterations: usize) -> Option<String> {
+        (size == self.at).then(|| "walks.x.steps evaluates to 2.5".into())
+    }
+
+    fn run(
+        &self,
+        device: &dyn crate::backend::Device,
+        size: usize,
+        iterations: usize,
+        verify: bool,
+    ) -> Result<crate::workloads::RunResult, crate::workloads::WorkloadError> {
+        self.inner.run(device, size, iterations, verify)
+    }
+}
+
+#[test]
+fn declarations_that_cannot_be_evaluated_are_named_in_the_notes() {
+    let sizes = [1 << 12, 1 << 13, 1 << 14];
+    let (triad, series) = host_series("triad", &sizes);
+    let facts = swept_facts([16e9, 8e9, 4e9], None);
+    let target = 1 << 26;
+    let says = |at: usize| {
+        let w = Undeclarable {
+            inner: triad.as_ref(),
+            at,
+        };
+        let (window, _) = calibrated_forecast(&w, &series, &facts, target, None);
+        window
+            .note
+            .filter(|n| n.contains("declarations could not be evaluated"))
+    };
+    let note = says(target).expect("the target's size is read");
+    assert!(
+        note.contains(&format!("N = {target}")) && note.contains("2.5"),
+        "{note}"
+    );
+    assert!(says(3).is_none(), "a size the prediction does not read");
+}

@@ -510,6 +510,12 @@ impl Workload for SpecWorkload {
         amounts::declared_amounts(self, size, iterations).ok()
     }
 
+    fn declarations_error(&self, size: usize, iterations: usize) -> Option<String> {
+        amounts::declared_amounts(self, size, iterations)
+            .err()
+            .map(|e| e.to_string())
+    }
+
     fn stored_spec(&self) -> Option<super::StoredSpec> {
         let params = self
             .overrides
