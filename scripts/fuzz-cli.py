@@ -10,8 +10,8 @@ files    Every parser the binary reads is fed: calibration JSON, series JSON, va
          mutates it (truncation, bit flips, NaN/∞/huge/negative numbers, renamed keys, wrong
          types, deep nesting, huge strings, deleted or repeated lines) and runs one command.
 args     A valid command line of a cheap command (predict, maxplus, balance, export-extrap,
-         run, series, figures, report, compare, plot-validations, predict-cluster,
-         compare-cluster) with its arguments mutated: numbers made huge, negative, zero,
+         run, series, figures, report, compare, spec-init, plot-validations,
+         predict-cluster, compare-cluster) with its arguments mutated: numbers made huge, negative, zero,
          NaN, 2^64, blank-padded or garbage; a flag dropped, repeated, repeated with another
          value or unknown; an empty, 5,000-character, non-UTF-8 or control-character value;
          a FIFO, a folder or nothing where an input file goes.
@@ -433,6 +433,7 @@ ARG_COMMANDS = [
     ("figures", [["figures"], ["--from", "@in/cal.json"], ["--out", ">f"]], [["--device", "~host-amd-epyc"]]),
     ("report", [["report"], ["--from", "@in/cal.json"], ["--out", ">r"]], []),
     ("compare", [["compare"], ["@in/cal.json"], ["@in/cal2.json"]], [["--json"]]),
+    ("spec-init", [["spec-init"], ["@in/saxpy.cl"]], [["-o", ">spec.toml"], ["--kernel", "~saxpy"]]),
     ("plot-validations", [["plot-validations"], ["@in/v.json"], ["--plot-dir", ">pl"]], [["--name", "~fractal"]]),
     ("predict-cluster", [["predict-cluster"], ["--trace", "@in/t.json"], ["--grid", "%2x2"],
                          ["--network", "@in/n.toml"]],
