@@ -1,7 +1,7 @@
 //! What a spec's launches declare about themselves beyond what they run: their access
 //! patterns (`access = "…"`), collected per kernel for the `calibrated` prediction, and the
-//! walks their kernels' sources make ([`super::source_access`]), in the spec's terms, to say
-//! what a launch that declares none might declare.
+//! walks and gathers their kernels' sources make ([`super::source_access`]), in the spec's
+//! terms, to say what a launch that declares none might declare.
 
 use super::compiled::Code;
 use super::format::{ArgSpec, LaunchSpec, SpecWorkload, Step};
@@ -10,7 +10,7 @@ use crate::workloads::Access;
 
 /// A walk a kernel's source makes, in the terms of the kernel's first launch.
 #[derive(Debug, Clone)]
-pub struct SourceWalkHint {
+pub(super) struct SourceWalkHint {
     /// The kernel.
     pub kernel: String,
     /// The walked buffer's index among the spec's buffers.
