@@ -145,22 +145,8 @@ pub fn with_cache_rows(sweep: &mut BandwidthSweep, cache_curves: Vec<BandwidthCu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::bandwidth::LevelBandwidth;
+    use crate::calibration::test_copy_level as level;
     use crate::calibration::test_stream_point as point;
-
-    fn level(name: &str, range: [usize; 2], copy: f64) -> LevelBandwidth {
-        LevelBandwidth {
-            level: name.into(),
-            working_set_bytes: range,
-            read_gbps: None,
-            write_gbps: None,
-            copy_gbps: Some(copy),
-            triad_gbps: None,
-            plateau_from_bytes: None,
-            passes_in_launch: false,
-            spread: Vec::new(),
-        }
-    }
 
     /// The 2-core EPYC VM's levels (L1 to 64 KiB, L2 to 2 MiB, L3 to 64 MiB) and its PoCL
     /// copy rates of one launch each.

@@ -227,14 +227,6 @@ mod tests {
     fn streaming_rates_are_compared_level_by_level_with_their_spreads() {
         use crate::bench::bandwidth::{BandwidthSweep, LevelBandwidth, RateSpread};
         let level = |name: &str, copy: f64, spread: Option<[f64; 2]>| LevelBandwidth {
-            level: name.into(),
-            working_set_bytes: [0, usize::MAX],
-            read_gbps: None,
-            write_gbps: None,
-            copy_gbps: Some(copy),
-            triad_gbps: None,
-            plateau_from_bytes: None,
-            passes_in_launch: false,
             spread: spread
                 .map(|gbps| {
                     vec![RateSpread {
@@ -243,6 +235,7 @@ mod tests {
                     }]
                 })
                 .unwrap_or_default(),
+            ..crate::calibration::test_copy_level(name, [0, usize::MAX], copy)
         };
         let sweep = |levels: Vec<LevelBandwidth>| BandwidthSweep {
             executors: 2,

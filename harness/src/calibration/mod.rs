@@ -498,6 +498,27 @@ pub(crate) fn test_stream_point(
     }
 }
 
+/// A streaming table's row as the unit tests set it: `level` over `range`, copying at
+/// `copy` GB/s, no other rate, no spread.
+#[cfg(test)]
+pub(crate) fn test_copy_level(
+    level: &str,
+    range: [usize; 2],
+    copy: f64,
+) -> crate::bench::bandwidth::LevelBandwidth {
+    crate::bench::bandwidth::LevelBandwidth {
+        level: level.into(),
+        working_set_bytes: range,
+        read_gbps: None,
+        write_gbps: None,
+        copy_gbps: Some(copy),
+        triad_gbps: None,
+        plateau_from_bytes: None,
+        passes_in_launch: false,
+        spread: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -512,10 +512,12 @@ fn lu_ssors_sweeps_move_by_the_hyperplane_sweep_in_their_own_order() {
 }
 
 /// A workload whose phases are another's, declared `access` as given (as a spec's launches
-/// declare theirs).
+/// declare theirs), and whose declarations cannot be evaluated at `unevaluable_at` (as a
+/// hand-edited stored spec's may not).
 struct Declared<'a> {
     inner: &'a dyn Workload,
     patterns: Vec<(&'static str, crate::workloads::Access)>,
+    unevaluable_at: Option<usize>,
 }
 
 impl Workload for Declared<'_> {
@@ -533,6 +535,10 @@ impl Workload for Declared<'_> {
 
     fn access_patterns(&self) -> Vec<(&str, crate::workloads::Access)> {
         self.patterns.clone()
+    }
+
+    fn declarations_error(&self, size: usize, _iterations: usize) -> Option<String> {
+        (Some(size) == self.unevaluable_at).then(|| "walks.x.steps evaluates to 2.5".into())
     }
 
     fn run(
@@ -553,6 +559,7 @@ fn a_declared_gather_moves_by_the_random_gather_sweep_else_by_the_line_rate() {
     let gathering = Declared {
         inner: triad.as_ref(),
         patterns: vec![("triad", crate::workloads::Access::Gather)],
+        unevaluable_at: None,
     };
     let mut facts = swept_facts([16e9, 8e9, 4e9], Some([16e9, 6e9, 1e9]));
     facts.random_gathers = [1 << 10, 1 << 20, 1 << 30]
@@ -598,6 +605,7 @@ fn a_dependent_walk_moves_by_the_read_latency_and_is_latency_bound() {
     let walking = Declared {
         inner: triad.as_ref(),
         patterns: vec![("triad", crate::workloads::Access::Dependent)],
+        unevaluable_at: None,
     };
     // The window's sizes live in the L2 (20 ns a step), the target in memory (100 ns).
     let mut facts = swept_facts([16e9, 8e9, 4e9], None);
@@ -640,6 +648,7 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
     let stencil = Declared {
         inner: triad.as_ref(),
         patterns: vec![("triad", crate::workloads::Access::Stencil)],
+        unevaluable_at: None,
     };
     let stencils: Vec<(u64, f64)> = [1 << 10, 1 << 20, 1 << 30]
         .into_iter()
@@ -706,37 +715,6 @@ fn a_declared_stencil_moves_by_the_stencil_sweep_where_it_ran_on_one_thread() {
     );
 }
 
-/// A workload whose declarations cannot be evaluated at one size, as a hand-edited stored
-/// spec's may not.
-struct Undeclarable<'a> {
-    inner: &'a dyn Workload,
-    at: usize,
-}
-
-impl Workload for Undeclarable<'_> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn bytes_needed(&self, size: usize) -> u64 {
-        self.inner.bytes_needed(size)
-    }
-
-    fn declarations_error(&self, size: usize, _iterations: usize) -> Option<String> {
-        (size == self.at).then(|| "walks.x.steps evaluates to 2.5".into())
-    }
-
-    fn run(
-        &self,
-        device: &dyn crate::backend::Device,
-        size: usize,
-        iterations: usize,
-        verify: bool,
-    ) -> Result<crate::workloads::RunResult, crate::workloads::WorkloadError> {
-        self.inner.run(device, size, iterations, verify)
-    }
-}
-
 #[test]
 fn declarations_that_cannot_be_evaluated_are_named_in_the_notes() {
     let sizes = [1 << 12, 1 << 13, 1 << 14];
@@ -744,9 +722,10 @@ fn declarations_that_cannot_be_evaluated_are_named_in_the_notes() {
     let facts = swept_facts([16e9, 8e9, 4e9], None);
     let target = 1 << 26;
     let says = |at: usize| {
-        let w = Undeclarable {
+        let w = Declared {
             inner: triad.as_ref(),
-            at,
+            patterns: Vec::new(),
+            unevaluable_at: Some(at),
         };
         let (window, _) = calibrated_forecast(&w, &series, &facts, target, None);
         window
