@@ -305,8 +305,8 @@ mod tests {
 
     /// The ports that declare gathers: every read the source shows at indices another
     /// buffer holds is of a buffer they declare (they were written by hand before the
-    /// reader); the ones the reader finds are counted, since an index first held in a local
-    /// variable is not followed.
+    /// reader), and the reader finds some in each declaring launch (five of the thirteen
+    /// hold the index in a local first: `uint w = col[e]; … d[w]`).
     #[test]
     fn the_source_gathers_of_the_ports_are_among_what_they_declare() {
         let mut declaring = 0;
@@ -346,7 +346,7 @@ mod tests {
             );
         }
         println!("gathers: the reader found some in {found_any} of {declaring} declaring launches");
-        assert!(found_any >= declaring / 2, "{found_any} of {declaring}");
+        assert_eq!(found_any, declaring, "{found_any} of {declaring}");
     }
 
     /// What the reader says of the ports that declare no walks, printed for the record
@@ -363,11 +363,21 @@ mod tests {
             }
             for note in walk_notes(&spec) {
                 println!("{}: {note}", spec.name);
-                let table = note
-                    .split("walks = ")
-                    .nth(1)
-                    .and_then(|t| t.split(" (").next())
-                    .expect("a declaration");
+                // The table up to the brace that closes it (a step count may hold brackets).
+                let from = note.split("walks = ").nth(1).expect("a declaration");
+                let mut depth = 0;
+                let end = from
+                    .char_indices()
+                    .find_map(|(i, c)| {
+                        match c {
+                            '{' => depth += 1,
+                            '}' => depth -= 1,
+                            _ => {}
+                        }
+                        (depth == 0).then_some(i + 1)
+                    })
+                    .expect("a closed table");
+                let table = &from[..end];
                 let parsed: toml::Value =
                     toml::from_str(&format!("walks = {table}")).expect("TOML");
                 for (_, w) in parsed["walks"].as_table().expect("a table") {

@@ -104,6 +104,23 @@ pub(super) fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<
     })
 }
 
+/// Whether the text at `at..end` (a name, a subscript) is written there: assigned (`=`, not
+/// `==`), changed (`+=`, `<<=`, `++`, `--`, before or after it) or its address taken (`&`,
+/// not `&&`: an atomic's operand).
+pub(super) fn writes_at(text: &str, at: usize, end: usize) -> bool {
+    let after = text[end..].trim_start();
+    let before = text[..at].trim_end();
+    (after.starts_with('=') && !after.starts_with("=="))
+        || [
+            "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++", "--",
+        ]
+        .iter()
+        .any(|op| after.starts_with(op))
+        || (before.ends_with('&') && !before.ends_with("&&"))
+        || before.ends_with("++")
+        || before.ends_with("--")
+}
+
 /// The first byte from `at` on that is no white space.
 pub(super) fn skip_space(text: &str, at: usize) -> usize {
     at + text[at..].len() - text[at..].trim_start().len()

@@ -2,11 +2,13 @@
 //! whose launch declares neither can be told what to declare (docs/spec-format.md, `walks`
 //! and `gathers`):
 //!
-//! - **walks**: the `for` loops in which each work item steps through a buffer a stride apart
-//!   (a column of a column-major matrix, a grid-stride loop): loops whose counter advances by
-//!   a constant, a kernel parameter or the launch's width, and subscripts of a pointer
-//!   parameter linear in that counter. A stride it cannot put in the kernel's parameters (a
-//!   local variable, a work item's index) or one under [`MIN_STRIDE`] elements is no walk it
+//! - **walks**: the loops in which each work item steps through a buffer a stride apart (a
+//!   column of a column-major matrix, a grid-stride loop): `for` loops whose counter advances
+//!   by a constant, a kernel parameter or the launch's width, `while (i < END)` loops whose
+//!   statement advances `i` so (`i += grid;`) and changes it nowhere else, and subscripts of
+//!   a pointer parameter linear in that counter. Integer locals written once are read
+//!   through (`locals.rs`). A stride it cannot put in the kernel's parameters (a work item's
+//!   index, a local assigned twice) or one under [`MIN_STRIDE`] elements is no walk it
 //!   reports.
 //! - **gathers**: reads of a buffer at an index another buffer holds (`x[col[k]]`).
 //!
@@ -14,12 +16,16 @@
 //! nothing.
 
 mod c_text;
+mod locals;
 
 use super::compiled::Code;
 
 use c_text::{
     is_word, kernel_parts, matching, normalise, numeric_defines, parse_expr, skip_space, split_top,
-    statement_end, strip_comments, word_positions, Ast, Param, TYPE_WORDS,
+    statement_end, strip_comments, word_positions, writes_at, Ast, Param, TYPE_WORDS,
+};
+use locals::{
+    declarations, inline, locals, only_increment, while_loops, written_once, Declaration, Local,
 };
 
 /// Elements a step must reach, where the stride is a number, for the step to count as a
@@ -86,6 +92,13 @@ impl Sym {
             (Sym::Num(x), Sym::Num(y)) => Sym::Num(x * y),
             (Sym::Num(1.0), b) => b,
             (a, Sym::Num(1.0)) => a,
+            // 512 · (width / 256) = 2 · width, as a grid-stride step is often written.
+            (Sym::Num(x), Sym::Div(a, d)) | (Sym::Div(a, d), Sym::Num(x)) => match *d {
+                Sym::Num(y) if y != 0.0 && (x / y).fract() == 0.0 => {
+                    Sym::times(Sym::Num(x / y), *a)
+                }
+                d => Sym::bin(Sym::Mul, Sym::Num(x), Sym::bin(Sym::Div, *a, d)),
+            },
             (a, b) => Sym::bin(Sym::Mul, a, b),
         }
     }
@@ -145,7 +158,9 @@ pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
     let Some((params, body)) = kernel_parts(&text, kernel) else {
         return Vec::new();
     };
-    let loops = counted_loops(&body, &params, &defines);
+    let declared = declarations(&body);
+    let locals = locals(&body, &declared);
+    let loops = counted_loops(&body, &params, &defines, &declared, &locals);
     let mut walks: Vec<SourceWalk> = Vec::new();
     for (at, param, index) in subscripts(&body, &params) {
         if walks.iter().any(|w| w.param == param) {
@@ -159,6 +174,15 @@ pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
             .iter()
             .filter(|l| l.body.0 <= at && at < l.body.1)
             .collect();
+        // The index read through its locals: those that hold here (a local that depends on
+        // a loop's counter, inside that loop, the local's declaration with it).
+        let index_ast = inline(&index_ast, &locals, |l| {
+            l.varying.iter().all(|v| {
+                enclosing
+                    .iter()
+                    .any(|e| &e.var == v && e.body.0 <= l.at && l.at < e.body.1)
+            })
+        });
         let mut found = None;
         for l in enclosing.iter().rev() {
             let Ok(Some(coef)) = coefficient(&index_ast, &l.var, &params, &defines) else {
@@ -183,12 +207,7 @@ pub fn source_walks(source: &str, kernel: &str) -> Vec<SourceWalk> {
             param,
             stride,
             steps,
-            excerpt: format!(
-                "{}[{}] in for ({})",
-                params[param].name,
-                index.trim(),
-                l.header
-            ),
+            excerpt: format!("{}[{}] in {}", params[param].name, index.trim(), l.header),
         });
     }
     walks.sort_by_key(|w| w.param);
@@ -271,41 +290,55 @@ pub struct SourceGather {
 /// The reads of kernel `kernel` in `source` at indices another of its buffers holds, one per
 /// gathered parameter (its first such read), in the order of the parameters. A subscript
 /// written to (`x[col[k]] = …`, `+=`, `++`) or whose address is taken (an atomic's operand)
-/// is no read; an index held in a local variable first is not followed.
+/// is no read. An index held in a local first is followed where the subscript is that local
+/// alone or with a number added or taken away (`uint w = col[e]; … d[w]`, `prefix[k - 1]`)
+/// and the local is written only where it is declared.
 pub fn source_gathers(source: &str, kernel: &str) -> Vec<SourceGather> {
     let text = normalise(&strip_comments(source));
     let Some((params, body)) = kernel_parts(&text, kernel) else {
         return Vec::new();
+    };
+    let declared = declarations(&body);
+    // The index as written, or what the local it names holds.
+    let held = |index: &str| -> Option<String> {
+        let ast = parse_expr(index)?;
+        let name = match &ast {
+            Ast::Ident(n) => n,
+            Ast::Bin('+' | '-', a, b) => match (a.as_ref(), b.as_ref()) {
+                (Ast::Ident(n), Ast::Num(_)) => n,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        written_once(&body, &declared, name).map(str::to_string)
     };
     let mut gathers: Vec<SourceGather> = Vec::new();
     for (at, param, index) in subscripts(&body, &params) {
         if gathers.iter().any(|g| g.param == param) {
             continue;
         }
-        let Some(inner) = subscripts(&index, &params)
-            .into_iter()
-            .find(|s| s.1 != param)
-        else {
+        let inner_of = |text: &str| subscripts(text, &params).into_iter().find(|s| s.1 != param);
+        let found = match inner_of(&index) {
+            Some(inner) => Some((inner, String::new())),
+            None => held(&index).and_then(|h| {
+                let local: String = index.trim().chars().take_while(|&c| is_word(c)).collect();
+                Some((inner_of(&h)?, format!(", {local} = {h}")))
+            }),
+        };
+        let Some((inner, via)) = found else {
             continue;
         };
         let open = skip_space(&body, at + params[param].name.len());
         let Some(close) = matching(&body, open) else {
             continue;
         };
-        let after = body[close..].trim_start();
-        let written = (after.starts_with('=') && !after.starts_with("=="))
-            || ["+=", "-=", "*=", "/=", "|=", "&=", "^=", "++", "--"]
-                .iter()
-                .any(|op| after.starts_with(op));
-        let before = body[..at].trim_end();
-        let addressed = before.ends_with('&') && !before.ends_with("&&");
-        if written || addressed || before.ends_with("++") || before.ends_with("--") {
+        if writes_at(&body, at, close) {
             continue;
         }
         gathers.push(SourceGather {
             param,
             index_param: inner.1,
-            excerpt: format!("{}[{}]", params[param].name, index.trim()),
+            excerpt: format!("{}[{}]{via}", params[param].name, index.trim()),
         });
     }
     gathers.sort_by_key(|g| g.param);
@@ -324,9 +357,77 @@ struct CountedLoop {
     header: String,
 }
 
-/// Every `for` loop of `body` with a counter that advances by a known step.
-fn counted_loops(body: &str, params: &[Param], defines: &[(String, f64)]) -> Vec<CountedLoop> {
+/// What the reader knows of a kernel's names: its parameters, the source's numeric
+/// `#define`s and the locals it follows.
+struct Names<'a> {
+    params: &'a [Param],
+    defines: &'a [(String, f64)],
+    locals: &'a [Local],
+}
+
+impl Names<'_> {
+    /// `text` as a quantity of the kernel's parameters, read through the locals that hold
+    /// everywhere (those that depend on no variable the kernel changes).
+    fn value_of(&self, text: &str) -> Option<Sym> {
+        let ast = inline(&parse_expr(text)?, self.locals, |l| l.varying.is_empty());
+        value(&ast, self.params, self.defines)
+    }
+}
+
+/// Every `for` loop of `body` with a counter that advances by a known step, and every
+/// `while (i < END)` loop whose statement advances `i` by one (`i += STEP`, `i++`) and
+/// writes it nowhere else.
+fn counted_loops(
+    body: &str,
+    params: &[Param],
+    defines: &[(String, f64)],
+    declared: &[Declaration],
+    locals: &[Local],
+) -> Vec<CountedLoop> {
+    let names = Names {
+        params,
+        defines,
+        locals,
+    };
     let mut loops = Vec::new();
+    for (cond, close) in while_loops(body) {
+        let start = skip_space(body, close);
+        let Some(end) = statement_end(body, start) else {
+            continue;
+        };
+        let var: String = cond
+            .trim_start()
+            .chars()
+            .take_while(|&c| is_word(c))
+            .collect();
+        if var.is_empty() {
+            continue;
+        }
+        let Some(step) = only_increment(&body[start..end], &var).and_then(|s| names.value_of(&s))
+        else {
+            continue;
+        };
+        // Its first value: its one declaration's, where it has one.
+        let mut inits = declared.iter().filter(|d| d.name == var);
+        let first = match (inits.next(), inits.next()) {
+            (Some(d), None) => d
+                .init
+                .as_ref()
+                .map(|a| inline(a, locals, |l| l.varying.is_empty())),
+            _ => None,
+        };
+        let trips = trip_count(&cond, &var, first.as_ref(), &step, &names);
+        loops.push(CountedLoop {
+            var,
+            step,
+            trips,
+            body: (start, end),
+            header: format!(
+                "while ({})",
+                cond.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+        });
+    }
     for at in word_positions(body, "for") {
         let open = skip_space(body, at + 3);
         if body.as_bytes().get(open) != Some(&b'(') {
@@ -340,7 +441,7 @@ fn counted_loops(body: &str, params: &[Param], defines: &[(String, f64)]) -> Vec
         let Some(end) = statement_end(body, start) else {
             continue;
         };
-        if let Some(l) = counted(header, params, defines, (start, end)) {
+        if let Some(l) = counted(header, &names, (start, end)) {
             loops.push(l);
         }
     }
@@ -348,12 +449,7 @@ fn counted_loops(body: &str, params: &[Param], defines: &[(String, f64)]) -> Vec
 }
 
 /// A loop header `init; cond; step` as a counted loop.
-fn counted(
-    header: &str,
-    params: &[Param],
-    defines: &[(String, f64)],
-    body: (usize, usize),
-) -> Option<CountedLoop> {
+fn counted(header: &str, names: &Names, body: (usize, usize)) -> Option<CountedLoop> {
     let parts = split_top(header, ';');
     let [init, cond, inc] = parts[..] else {
         return None;
@@ -369,7 +465,7 @@ fn counted(
     if !var.chars().all(is_word) || var.is_empty() {
         return None;
     }
-    let step = value(&parse_expr(&step_text)?, params, defines)?;
+    let step = names.value_of(&step_text)?;
     // The first value: `[type] var = start`, or nothing written (unknown).
     let init = init.trim();
     let mut words = init;
@@ -383,13 +479,17 @@ fn counted(
         .strip_prefix(var.as_str())
         .and_then(|r| r.trim_start().strip_prefix('='))
         .and_then(parse_expr);
-    let trips = trip_count(cond, &var, start.as_ref(), &step, params, defines);
+    let start = start.map(|a| inline(&a, names.locals, |l| l.varying.is_empty()));
+    let trips = trip_count(cond, &var, start.as_ref(), &step, names);
     Some(CountedLoop {
         var,
         step,
         trips,
         body,
-        header: header.split_whitespace().collect::<Vec<_>>().join(" "),
+        header: format!(
+            "for ({})",
+            header.split_whitespace().collect::<Vec<_>>().join(" ")
+        ),
     })
 }
 
@@ -400,8 +500,7 @@ fn trip_count(
     var: &str,
     start: Option<&Ast>,
     step: &Sym,
-    params: &[Param],
-    defines: &[(String, f64)],
+    names: &Names,
 ) -> Option<Sym> {
     let cond = cond.trim();
     let (end, inclusive) = if let Some(r) = cond.strip_prefix(var) {
@@ -417,13 +516,13 @@ fn trip_count(
     if end.contains("&&") || end.contains("||") || end.contains('?') {
         return None;
     }
-    let end = value(&parse_expr(end)?, params, defines)?;
+    let end = names.value_of(end)?;
     let end = if inclusive {
         Sym::plus(end, Sym::Num(1.0))
     } else {
         end
     };
-    let known_start = start.and_then(|s| value(s, params, defines));
+    let known_start = start.and_then(|s| value(s, names.params, names.defines));
     match (known_start, step) {
         (Some(s), Sym::Num(one)) if *one == 1.0 => Some(Sym::minus(end, s)),
         (Some(s), step) => Some(Sym::floor(Sym::over(Sym::minus(end, s), step.clone()))),
@@ -605,6 +704,23 @@ mod tests {
         assert_eq!((gathers[0].param, gathers[0].index_param), (3, 1));
         assert_eq!(gathers[0].excerpt, "x[col[k]]");
         assert!(source_gathers(src, "other").is_empty());
+        // An index held in a local first: followed where the subscript is the local (give or
+        // take a number) and the local is written only where declared.
+        let src = "KERNEL bc(GLOBAL const uint* row, GLOBAL const uint* col, GLOBAL const int* d,\n GLOBAL const uint* keys, GLOBAL const uint* prefix, GLOBAL float* y, uint n) {\n  uint v = GID0; uint k = keys[v]; uint s = row[v]; uint m = row[v]; m = 0;\n  for (uint e = row[v]; e < row[v + 1u]; e++) { uint w = col[e]; if (d[w] == 1) y[v] += 1.0f; }\n  y[v] += prefix[k - 1u] + y[s + v] + y[m];\n}";
+        let gathers = source_gathers(src, "bc");
+        let found: Vec<(usize, usize, &str)> = gathers
+            .iter()
+            .map(|g| (g.param, g.index_param, g.excerpt.as_str()))
+            .collect();
+        // d by col, prefix by keys; y[s + v] is an offset, not the local alone, and m is
+        // assigned twice.
+        assert_eq!(
+            found,
+            [
+                (2, 1, "d[w], w = col[e]"),
+                (4, 3, "prefix[k - 1u], k = keys[v]")
+            ]
+        );
     }
 
     #[test]
@@ -633,6 +749,41 @@ mod tests {
     }
 
     #[test]
+    fn a_while_loop_and_locals_are_read_through() {
+        // SHOC's reduction: a grid-stride `while`, its step a local of the launch's width.
+        let src = "#define RED_LOCAL 256u\nKERNEL reduce(GLOBAL const float* RESTRICT in, GLOBAL float* RESTRICT out, uint n)\n{\n    uint tid = LID0;\n    uint i = GROUP0 * (RED_LOCAL * 2u) + tid;\n    uint grid = RED_LOCAL * 2u * (GSIZE0 / RED_LOCAL);\n    float sum = 0.0f;\n    while (i < n) {\n        sum += in[i];\n        if (i + RED_LOCAL < n) sum += in[i + RED_LOCAL];\n        i += grid;\n    }\n    out[GROUP0] = sum;\n}\n";
+        let walks = source_walks(src, "reduce");
+        assert_eq!(walks.len(), 1, "{walks:?}");
+        let grid = Sym::bin(Sym::Mul, Sym::Num(2.0), Sym::Global(0));
+        assert_eq!((walks[0].param, &walks[0].stride), (0, &grid));
+        let per = Sym::floor(Sym::over(p(2), grid));
+        assert_eq!(walks[0].steps, Some(per));
+        assert!(
+            walks[0].excerpt.ends_with("in while (i < n)"),
+            "{}",
+            walks[0].excerpt
+        );
+        // A loop's own index in a local declared inside it: a column walk, n apart.
+        let src = "KERNEL col(GLOBAL float* x, uint n, uint base) {\n  for (uint t = 1u; t < n; t++) {\n    uint p = base + t * n, q = p - n;\n    x[p] = x[q] * 0.5f;\n  }\n}";
+        let walks = source_walks(src, "col");
+        assert_eq!(walks.len(), 1, "{walks:?}");
+        assert_eq!(
+            (&walks[0].stride, &walks[0].steps),
+            (&p(1), &Some(Sym::minus(p(1), Sym::Num(1.0))))
+        );
+        // The same index computed once before the loop holds its first value only: no walk.
+        for body in [
+            "uint t = 0; uint b = t * n; while (t < n) { x[b] = 0.0f; t++; }",
+            "uint t = 0; while (t < n) { x[t * n] = 0.0f; t += 2; t++; }",
+            "uint t = 0; do { x[t * n] = 0.0f; } while (++t < n);",
+        ] {
+            let src = format!("KERNEL w(GLOBAL float* x, uint n) {{ {body} }}");
+            let walks = source_walks(&src, "w");
+            assert!(walks.is_empty(), "{body}: {walks:?}");
+        }
+    }
+
+    #[test]
     fn what_is_no_walk_it_reports_nothing_for() {
         let none = |body: &str| {
             let src = format!(
@@ -642,14 +793,15 @@ mod tests {
             assert!(walks.is_empty(), "{body}: {walks:?}");
         };
         // A row walked element by element, a small literal stride, a gather, a stride the
-        // work item computes, a loop counting down, a counter squared, a stride unknown.
+        // work item computes, a loop counting down, a counter squared, a stride in a local
+        // assigned twice.
         none("for (uint k = 0; k < n; k++) a[g * n + k] = 0;");
         none("for (uint k = 0; k < n; k++) a[g + 4 * k] = 0;");
         none("for (uint k = 0; k < n; k++) a[idx[k]] += 1.0f;");
         none("for (uint k = 0; k < n; k++) a[g + k * g] = 0;");
         none("for (uint k = n; k > 0; k--) a[g + k * n] = 0;");
         none("for (uint k = 0; k < n; k++) a[g + k * k * n] = 0;");
-        none("uint s = w * 2; for (uint k = 0; k < n; k++) a[g + k * s] = 0;");
+        none("uint s = w; s = 2; for (uint k = 0; k < n; k++) a[g + k * s] = 0;");
         // A parameter stride is a walk, its steps unknown where the bound is the item's own.
         let src = "__kernel void f(__global float* a, uint n, uint w) { uint g = get_global_id(0); for (uint k = 0; k < g; k++) a[g + k * w] = 0; }";
         let walks = source_walks(src, "f");
