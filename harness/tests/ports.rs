@@ -117,6 +117,9 @@ const PORTS: &[(&str, u64)] = &[
     // (the twelfth adds no kernel).
     ("stream-dot", 135_169),
     ("gridstride-saxpy", 1001),
+    // The fourteenth batch (SPLIT.md, "The fourteenth batch"), two held-out row kernels.
+    ("softmax", 1001),
+    ("layernorm", 1001),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -170,6 +173,10 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     // The thirteenth, two held-out grid-stride kernels that judge spec-format's advice.
     let h = split_names(&split, "**Held-out 13 (2):**");
     assert_eq!(h.len(), 2, "batch 13: {h:?}");
+    held.extend(h);
+    // The fourteenth, two held-out row kernels of machine learning.
+    let h = split_names(&split, "**Held-out 14 (2):**");
+    assert_eq!(h.len(), 2, "batch 14: {h:?}");
     held.extend(h);
     for (name, size) in PORTS {
         let spec =
