@@ -120,6 +120,9 @@ const PORTS: &[(&str, u64)] = &[
     // The fourteenth batch (SPLIT.md, "The fourteenth batch"), two held-out row kernels.
     ("softmax", 1001),
     ("layernorm", 1001),
+    // The fifteenth batch (SPLIT.md, "The fifteenth batch"), two held-out memory-bound kernels.
+    ("adam", 1001),
+    ("dense-embedding", 33),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -177,6 +180,10 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
     // The fourteenth, two held-out row kernels of machine learning.
     let h = split_names(&split, "**Held-out 14 (2):**");
     assert_eq!(h.len(), 2, "batch 14: {h:?}");
+    held.extend(h);
+    // The fifteenth, two held-out memory-bound kernels of machine learning.
+    let h = split_names(&split, "**Held-out 15 (2):**");
+    assert_eq!(h.len(), 2, "batch 15: {h:?}");
     held.extend(h);
     for (name, size) in PORTS {
         let spec =
