@@ -299,6 +299,11 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
         } else if "+-*/%(),".contains(c) {
             out.push(Token::Punct(c));
             i += 1;
+        } else if c == '[' || c == ']' {
+            // A subscript reads as a call of the array (`offset[b]` as `offset(b)`): a value
+            // the reader does not know, which depends on what its index mentions.
+            out.push(Token::Punct(if c == '[' { '(' } else { ')' }));
+            i += 1;
         } else {
             return None;
         }
@@ -306,8 +311,8 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
     Some(out)
 }
 
-/// `text` as an expression of numbers, names, calls, `+ - * / %` and casts; `None` for
-/// anything else (a comparison, a subscript, a ternary).
+/// `text` as an expression of numbers, names, calls (a subscript among them), `+ - * / %`
+/// and casts; `None` for anything else (a comparison, a ternary).
 pub(super) fn parse_expr(text: &str) -> Option<Ast> {
     let tokens = tokens(text)?;
     // A subscript or a loop bound is a few dozen tokens; the parser recurses once per
