@@ -8,7 +8,9 @@
 
 use super::compiled::Code;
 use super::params::RESERVED;
-use super::source_access::{kernel_names, kernel_params, source_gathers, source_walks, Sym};
+use super::source_access::{
+    kernel_names, kernel_params, source_gathers, source_walks, write_only_params, Sym,
+};
 
 /// Why no spec could be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -80,20 +82,30 @@ pub fn scaffold(source: &str, source_file: &str, kernel: &str) -> Result<String,
             ));
         }
     }
+    let write_only = write_only_params(source, kernel);
     for (i, p) in params.iter().enumerate().filter(|(_, p)| p.pointer) {
-        let role = if p.constant {
-            "read only (const)"
+        let random = format!(
+            "{{ random = {{ lo = -1.0, hi = 1.0, seed = {} }} }}  # or {{ constant = 0.0 }}, {{ formula = \"i % 7\" }}, \"none\"",
+            i + 1
+        );
+        // An output the kernel never reads needs no contents uploaded.
+        let (role, init) = if p.constant {
+            ("read only (const)", random)
+        } else if write_only.contains(&i) {
+            (
+                "written only (each mention an assignment)",
+                "\"none\"  # nothing uploaded: the kernel never reads it".to_string(),
+            )
         } else {
-            "read or written"
+            ("read or written", random)
         };
         let ty = p.element.unwrap_or("TODO");
         out.push_str(&format!(
-            "\n[[buffers]]\nname = \"{}\"  # `{} {}`: {role}\ntype = \"{ty}\"{}\nlength = \"TODO\"  # elements\ninit = {{ random = {{ lo = -1.0, hi = 1.0, seed = {} }} }}  # or {{ constant = 0.0 }}, {{ formula = \"i % 7\" }}, \"none\"\n",
+            "\n[[buffers]]\nname = \"{}\"  # `{} {}`: {role}\ntype = \"{ty}\"{}\nlength = \"TODO\"  # elements\ninit = {init}\n",
             name(i),
             p.declaration,
             p.name,
             if p.element.is_none() { "  # f32, f64, u32 or i32" } else { "" },
-            i + 1
         ));
     }
     let args: Vec<String> = params
@@ -236,6 +248,26 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let spec = super::super::load(&path).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(spec.buffers.len(), 3);
+    }
+
+    #[test]
+    fn an_output_the_kernel_never_reads_is_not_uploaded() {
+        let src = "__kernel void k(__global const float* x, __global float* y, __global float* z,\n __global float* w, uint n) { uint i = get_global_id(0); y[i] = x[i]; z[i] += x[i];\n w[i] = 0.0f; if (w[i] == 0.0f) y[i] = 1.0f; }";
+        let text = scaffold(src, "k.cl", "k").unwrap();
+        // y is only assigned; z is read by its +=, w by the comparison.
+        assert!(
+            text.contains("name = \"y\"  # `__global float* y`: written only (each mention an assignment)\ntype = \"f32\"\nlength = \"TODO\"  # elements\ninit = \"none\""),
+            "{text}"
+        );
+        for read in ["z", "w"] {
+            assert!(
+                text.contains(&format!(
+                    "name = \"{read}\"  # `__global float* {read}`: read or written"
+                )),
+                "{read}: {text}"
+            );
+        }
+        assert_eq!(write_only_params(src, "k"), [1]);
     }
 
     #[test]

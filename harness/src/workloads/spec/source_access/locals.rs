@@ -115,7 +115,7 @@ fn declaration_end(body: &str, at: usize) -> Option<usize> {
 
 /// How often `body` writes `name`: assignments (each declaration's `=` among them) and other
 /// changes (`+=`, `++`, its address taken).
-fn writes(body: &str, name: &str) -> usize {
+pub(super) fn writes(body: &str, name: &str) -> usize {
     word_positions(body, name)
         .filter(|&at| writes_at(body, at, at + name.len()))
         .count()

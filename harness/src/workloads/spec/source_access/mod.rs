@@ -275,6 +275,39 @@ pub fn kernel_params(source: &str, kernel: &str) -> Option<Vec<KernelParam>> {
     )
 }
 
+/// The pointer parameters of kernel `kernel` in `source` that it only writes, in order: each
+/// mention of one is a subscript assigned with `=` (no compound assignment, increment or
+/// address taken, no read, no pointer arithmetic), as an output array's.
+pub fn write_only_params(source: &str, kernel: &str) -> Vec<usize> {
+    let text = normalise(&strip_comments(source));
+    let Some((params, body)) = kernel_parts(&text, kernel) else {
+        return Vec::new();
+    };
+    let assigned_only = |name: &str| {
+        let mut mentioned = false;
+        for at in word_positions(&body, name) {
+            let open = skip_space(&body, at + name.len());
+            if body.as_bytes().get(open) != Some(&b'[') {
+                return false;
+            }
+            let Some(close) = matching(&body, open) else {
+                return false;
+            };
+            let after = body[close..].trim_start();
+            let plain = after.starts_with('=') && !after.starts_with("==");
+            let before = body[..at].trim_end();
+            if !plain || before.ends_with('&') || before.ends_with("++") || before.ends_with("--") {
+                return false;
+            }
+            mentioned = true;
+        }
+        mentioned
+    };
+    (0..params.len())
+        .filter(|&i| params[i].pointer && assigned_only(&params[i].name))
+        .collect()
+}
+
 /// A read of a buffer at an index another buffer holds (`x[col[k]]`), found in a kernel's
 /// source.
 #[derive(Debug, Clone, PartialEq)]
@@ -319,6 +352,8 @@ pub fn source_gathers(source: &str, kernel: &str) -> Vec<SourceGather> {
         }
         let inner_of = |text: &str| subscripts(text, &params).into_iter().find(|s| s.1 != param);
         let found = match inner_of(&index) {
+            // A segment's base plus a counter reads the segment's elements in order.
+            Some(_) if segment_scan(&index, &body) => None,
             Some(inner) => Some((inner, String::new())),
             None => held(&index).and_then(|h| {
                 let local: String = index.trim().chars().take_while(|&c| is_word(c)).collect();
@@ -343,6 +378,20 @@ pub fn source_gathers(source: &str, kernel: &str) -> Vec<SourceGather> {
     }
     gathers.sort_by_key(|g| g.param);
     gathers
+}
+
+/// Whether a subscript's `index` is another buffer's value plus a variable `body` changes
+/// more than once (a loop's counter), `offset[b] + j`: a segment's elements in order, which
+/// stream, not a gather.
+fn segment_scan(index: &str, body: &str) -> bool {
+    let Some(Ast::Bin('+', a, b)) = parse_expr(index) else {
+        return false;
+    };
+    let counter = |x: &Ast| matches!(x, Ast::Ident(n) if locals::writes(body, n) > 1);
+    match (a.as_ref(), b.as_ref()) {
+        (Ast::Call(..), x) | (x, Ast::Call(..)) => counter(x),
+        _ => false,
+    }
 }
 
 /// A `for` loop whose counter advances by a known step.

@@ -84,6 +84,15 @@ fn a_read_at_an_index_another_buffer_holds_is_a_gather() {
             (4, 3, "prefix[k - 1u], k = keys[v]")
         ]
     );
+    // A segment's base plus a loop's counter streams; a base plus a number is still a
+    // gather (a neighbour of the element the index names).
+    let src = "KERNEL seg(GLOBAL const int* offset, GLOBAL const float* in, GLOBAL const float* x,\n GLOBAL float* out, uint c) {\n  uint b = GID0; float s = 0.0f;\n  for (uint j = 0u; j < c; j++) s += in[offset[b] + j] + x[offset[b] + 1];\n  out[b] = s;\n}";
+    let gathers = source_gathers(src, "seg");
+    assert_eq!(gathers.len(), 1, "{gathers:?}");
+    assert_eq!(
+        (gathers[0].param, gathers[0].excerpt.as_str()),
+        (2, "x[offset[b] + 1]")
+    );
 }
 
 #[test]
