@@ -415,11 +415,19 @@ struct Names<'a> {
 }
 
 impl Names<'_> {
-    /// `text` as a quantity of the kernel's parameters, read through the locals that hold
-    /// everywhere (those that depend on no variable the kernel changes).
+    /// `ast` read through the locals that hold everywhere (those that depend on no variable
+    /// the kernel changes).
+    fn invariant(&self, ast: &Ast) -> Ast {
+        inline(ast, self.locals, |l| l.varying.is_empty())
+    }
+
+    /// `text` as a quantity of the kernel's parameters, read through those locals.
     fn value_of(&self, text: &str) -> Option<Sym> {
-        let ast = inline(&parse_expr(text)?, self.locals, |l| l.varying.is_empty());
-        value(&ast, self.params, self.defines)
+        value(
+            &self.invariant(&parse_expr(text)?),
+            self.params,
+            self.defines,
+        )
     }
 }
 
@@ -459,10 +467,7 @@ fn counted_loops(
         // Its first value: its one declaration's, where it has one.
         let mut inits = declared.iter().filter(|d| d.name == var);
         let first = match (inits.next(), inits.next()) {
-            (Some(d), None) => d
-                .init
-                .as_ref()
-                .map(|a| inline(a, locals, |l| l.varying.is_empty())),
+            (Some(d), None) => d.init.as_ref().map(|a| names.invariant(a)),
             _ => None,
         };
         let trips = trip_count(&cond, &var, first.as_ref(), &step, &names);
@@ -528,7 +533,7 @@ fn counted(header: &str, names: &Names, body: (usize, usize)) -> Option<CountedL
         .strip_prefix(var.as_str())
         .and_then(|r| r.trim_start().strip_prefix('='))
         .and_then(parse_expr);
-    let start = start.map(|a| inline(&a, names.locals, |l| l.varying.is_empty()));
+    let start = start.map(|a| names.invariant(&a));
     let trips = trip_count(cond, &var, start.as_ref(), &step, names);
     Some(CountedLoop {
         var,
