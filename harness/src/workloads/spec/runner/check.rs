@@ -1,8 +1,6 @@
 //! The check of a run's result: against the spec's formula, or against a reference run of
 //! this spec or another on another device, in the buffer's own precision.
 
-use rayon::prelude::*;
-
 use super::bytes::from_bytes;
 use super::{invalid, Executed};
 use crate::backend::{discover, select, Device};
@@ -38,18 +36,7 @@ impl SpecWorkload {
         let want: Vec<f64> = match &check.expected {
             Expected::Formula(f) => {
                 let initial: Vec<&[f64]> = run.initial.iter().map(Vec::as_slice).collect();
-                let slot = self.slots.element;
-                let vars = &run.vars;
-                (0..got.len())
-                    .into_par_iter()
-                    .map_init(
-                        || vars.clone(),
-                        |vars, i| {
-                            vars[slot] = i as f64;
-                            f.eval(vars, &initial)
-                        },
-                    )
-                    .collect::<Result<Vec<f64>, String>>()
+                super::formula_values(f, &run.vars, self.slots.element, &initial, got.len())
                     .map_err(|m| invalid(self, format!("check: {m}")))?
             }
             Expected::Reference { spec, device } => {
