@@ -18,7 +18,7 @@
 # PORTS_BUDGET (the most seconds for the kernel ports' held-out half; default 200),
 # PORTS2_BUDGET, PORTS3_BUDGET and PORTS4_BUDGET (the same for the second, third and fourth
 # batches' held-out halves; default 120 each), PORTS_LATER_BUDGET (for each of the fifth to
-# ninth's and the eleventh's, after the suite; default 90).
+# ninth's and the eleventh to fifteenth's, after the suite; default 90).
 #
 # Writes DIR/summary.tsv (step, exit status, wall ms; `skipped` past the budget) and one
 # DIR/<step>.txt per step; exits 2 when the device or the compiler is missing (and says which),
@@ -233,6 +233,15 @@ STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-12 validate \
 STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-13 validate-suite \
   --workloads kernels/ports/stream-dot.toml,kernels/ports/gridstride-saxpy.toml \
   --device "$DEVICE" --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-13"
+# The fourteenth and fifteenth batches' HeCBench kernels (SPLIT.md: softmax and layernorm, the
+# row kernels; adam and dense-embedding, the memory-bound ones), GPU kernels first of all, which
+# only PoCL has run.
+for h in "14 softmax layernorm" "15 adam dense-embedding"; do
+  set -- $h
+  STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step "ports-held-out-$1" validate-suite \
+    --workloads "kernels/ports/$2.toml,kernels/ports/$3.toml" \
+    --device "$DEVICE" --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-$1"
+done
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \
   --device "$DEVICE" --half development --calibration "$CAL" --verify smallest --cold-runs 3 \
