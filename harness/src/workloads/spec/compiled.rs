@@ -369,7 +369,7 @@ impl Code {
     /// Evaluate for each element index `first`, `first + 1`, … of variable slot `slot` (the
     /// other variables as in `vars`), one value into each place of `out`: the values
     /// [`Code::eval`] gives element by element, bit for bit, but each node visited once per
-    /// batch of [`BATCH`] elements instead of once per element, and a part that does not read
+    /// batch of 256 elements instead of once per element, and a part that does not read
     /// `slot` evaluated once per batch. An initial-data or check formula over hundreds of
     /// millions of elements took most of a validation's wall time element by element (the
     /// ports' md: its neighbour list's formula, 201 M elements a run at its target).
