@@ -39,13 +39,14 @@ fn invalid(spec: &SpecWorkload, what: impl std::fmt::Display) -> WorkloadError {
 /// and the values are the sequential draw's, bit for bit; drawn on one core, a 1 GB buffer
 /// took seconds of every run of a series.
 fn random_values(lo: f64, hi: f64, seed: u64, len: usize, chunk: usize) -> Vec<f64> {
+    let chunk = chunk.max(1);
     let mut values = vec![0.0; len];
     values
-        .par_chunks_mut(chunk.max(1))
+        .par_chunks_mut(chunk)
         .enumerate()
         .for_each(|(c, out)| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            rng.set_word_pos(2 * (c * chunk.max(1)) as u128);
+            rng.set_word_pos(2 * (c * chunk) as u128);
             for v in out {
                 *v = lo + (hi - lo) * rng.gen::<f64>();
             }
