@@ -7,6 +7,7 @@ pub mod forecast;
 pub mod fractal;
 pub mod jumps;
 pub mod linear;
+pub mod model_error;
 pub mod phases;
 pub mod stats;
 pub mod window;

@@ -16,6 +16,7 @@ use crate::fit::forecast::{
     amount_at_target, forecast_calibrated_bounded, is_kernel_phase, Forecast, LevelMove,
     TargetAmounts,
 };
+use crate::fit::model_error::{widen_for_model_error, MODEL_ERROR};
 use crate::fit::window::{
     choose_window_any_level, choose_window_unsaturated, DeviceFacts, PlaneOrder, OVERHEAD_LIMIT,
     RELAXED_OVERHEAD_LIMIT,
@@ -722,7 +723,22 @@ pub fn calibrated_forecast(
             &[&slower, &faster, &planes_slow, &planes_fast],
             device.launch_seconds,
         ) {
-            Ok(f) => Some(f),
+            Ok(mut f) => {
+                // The model's own error, which none of the interval's other parts allows
+                // for (docs/models.md §2.4, "The model's error").
+                for c in f.phases.iter_mut().filter_map(|p| p.calibrated.as_mut()) {
+                    c.interval_seconds = widen_for_model_error(
+                        c.prediction_seconds,
+                        c.interval_seconds,
+                        MODEL_ERROR,
+                    );
+                }
+                notes.push(format!(
+                    "each calibrated interval includes the model's own error, ×/÷ {} in quadrature, measured on the development ports",
+                    sig(MODEL_ERROR.exp(), 3)
+                ));
+                Some(f)
+            }
             Err(e) => {
                 notes.push(format!("the calibrated fit failed: {e}"));
                 None
