@@ -22,6 +22,7 @@
 //!   mean with its prediction half-width, which the estimators share.
 
 mod calibrated;
+mod gather_overlap;
 mod growth;
 mod latency;
 mod level_move;

@@ -514,6 +514,13 @@ pub fn calibrated_forecast(
                     size,
                     large,
                 ),
+                gather_target_seconds: gathers::gather_target_seconds(
+                    workload,
+                    series.iterations,
+                    device,
+                    size,
+                    large,
+                ),
                 walk_seconds: walks::walk_seconds(workload, series.iterations, device, size, large),
                 search_factors: searches::search_factors(
                     workload,
