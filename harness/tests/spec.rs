@@ -77,6 +77,14 @@ fn shipped_examples_run_verified_on_opencl() {
             .with_params(&params)
             .unwrap();
         let r = w.run(device, size, iters, true).unwrap();
+        // The upload records the bytes the spec says it uploads (the transfer sweep moves
+        // them in a prediction).
+        let upload = r.phases.iter().find(|p| p.name == "upload");
+        assert_eq!(
+            upload.and_then(|p| p.bytes),
+            w.upload_bytes(size).filter(|&b| b > 0),
+            "{file}"
+        );
         let v = r.verification.unwrap();
         assert!(v.passed, "{file}");
         if file != "saxpy.toml" && file != "wavefront.toml" {

@@ -243,6 +243,15 @@ pub trait Workload {
     /// Device memory needed at `size`, bytes (checked before allocating).
     fn bytes_needed(&self, size: usize) -> u64;
 
+    /// The bytes a run at `size` uploads before its first launch, where the workload can say
+    /// without running (a spec: its initialised buffers), so that a stored series that did
+    /// not record them still moves its uploads by the transfer sweep; `None` for the
+    /// built-ins, which record theirs.
+    fn upload_bytes(&self, size: usize) -> Option<u64> {
+        let _ = size;
+        None
+    }
+
     /// Work items in the main kernel's typical launch at `size`, for the saturation check
     /// of the fit window ([`crate::fit::window`]); `None` where unknown.
     fn parallelism(&self, size: usize) -> Option<u64> {

@@ -332,6 +332,28 @@ impl Series {
         })
     }
 
+    /// A copy whose `upload` phases that recorded no bytes take those `workload` says each
+    /// size uploads ([`Workload::upload_bytes`]: series stored before spec runs recorded
+    /// them); `None` where nothing is missing or the workload cannot say.
+    pub fn with_upload_bytes(&self, workload: &dyn Workload) -> Option<Series> {
+        let missing = |p: &SeriesPoint| {
+            p.phases
+                .iter()
+                .any(|ph| ph.name == "upload" && ph.bytes.is_none())
+        };
+        if !self.points.iter().any(missing) {
+            return None;
+        }
+        let mut filled = self.clone();
+        for p in filled.points.iter_mut().filter(|p| missing(p)) {
+            let bytes = workload.upload_bytes(p.size)?;
+            for ph in p.phases.iter_mut().filter(|ph| ph.name == "upload") {
+                ph.bytes = Some(bytes);
+            }
+        }
+        Some(filled)
+    }
+
     /// How far the machine's speed wandered from round to round, from the totals' runs
     /// ([`crate::fit::drift::round_drift`]).
     pub fn drift(&self) -> Option<f64> {

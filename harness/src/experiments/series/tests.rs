@@ -293,3 +293,55 @@ fn cold_runs_follow_each_sizes_own_run_in_the_first_rounds() {
     assert!(warm.points[0].phases[0].cold.is_none());
     assert!(warm.medians().cold.is_empty());
 }
+
+/// [`Recorder`]'s runs as a workload that says what each size uploads, 8 bytes an element.
+struct Uploads;
+
+impl Workload for Uploads {
+    fn name(&self) -> &str {
+        "uploads"
+    }
+
+    fn bytes_needed(&self, size: usize) -> u64 {
+        size as u64
+    }
+
+    fn upload_bytes(&self, size: usize) -> Option<u64> {
+        Some(8 * size as u64)
+    }
+
+    fn run(&self, _: &dyn Device, _: usize, _: usize, _: bool) -> Result<RunResult, WorkloadError> {
+        Err(WorkloadError::Invalid("not run".into()))
+    }
+}
+
+#[test]
+fn a_stored_series_without_its_upload_bytes_takes_the_workloads() {
+    let recorder = Recorder {
+        calls: RefCell::new(Vec::new()),
+    };
+    let (mut series, _) = run_series_beside(
+        &recorder,
+        None,
+        &HostDevice::new(),
+        &[10, 20],
+        &[],
+        1,
+        RepeatPlan::fixed(2),
+        |_| {},
+    )
+    .unwrap();
+    // Nothing is missing where no phase is an upload.
+    assert!(series.with_upload_bytes(&Uploads).is_none());
+    for p in &mut series.points {
+        p.phases[0].name = "upload".into();
+    }
+    // The recorder cannot say what it uploads: nothing to fill.
+    assert!(series.with_upload_bytes(&recorder).is_none());
+    let filled = series.with_upload_bytes(&Uploads).expect("filled");
+    for p in &filled.points {
+        assert_eq!(p.phases[0].bytes, Some(8 * p.size as u64));
+    }
+    // Recorded bytes are kept: nothing is missing then.
+    assert!(filled.with_upload_bytes(&Uploads).is_none());
+}

@@ -281,6 +281,9 @@ pub fn calibrated_forecast(
     shared: Option<SharedRounds>,
 ) -> (LargeWindow, Option<Forecast>) {
     let mut notes = Vec::new();
+    // A stored spec series without its uploads' bytes: the spec says them.
+    let filled = series.with_upload_bytes(workload);
+    let series = filled.as_ref().unwrap_or(series);
     let probed;
     let device = match &series.launch_probe {
         Some(probe) => {

@@ -178,6 +178,19 @@ mod tests {
     }
 
     #[test]
+    fn the_uploads_are_the_initialised_buffers_bytes() {
+        // cg-spmv uploads rowstr (N + 1 u32), colidx (NNZ u32), a (NNZ f64) and p (N f64);
+        // q has no initial data and is not uploaded.
+        let spec = port("cg-spmv");
+        for n in [9usize, 1000, 706_896] {
+            let nnz = (n * 24 + 36 * (n / 9) + (n % 9) * (n % 9).saturating_sub(1) / 2) as u64;
+            let n = n as u64;
+            let want = 4 * (n + 1) + 4 * nnz + 8 * nnz + 8 * n;
+            assert_eq!(spec.upload_bytes(n as usize), Some(want), "N = {n}");
+        }
+    }
+
+    #[test]
     fn a_kernel_with_a_launch_that_declares_no_flops_has_none() {
         // triad declares its bytes and no flops.
         let spec = port("triad");

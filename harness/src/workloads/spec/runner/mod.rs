@@ -328,7 +328,9 @@ impl SpecWorkload {
             let buf = session.device.alloc(allocated)?;
             if let Some(bytes) = bytes {
                 let t = session.device.upload(&buf, &bytes)?;
-                session.phases.add("upload", t);
+                session
+                    .phases
+                    .add_moving("upload", t, Some(bytes.len() as u64));
             }
             buffers.push(buf);
             initial.push(values);
@@ -494,6 +496,19 @@ impl Workload for SpecWorkload {
 
     fn default_iterations(&self) -> Option<usize> {
         self.default_iterations
+    }
+
+    fn upload_bytes(&self, size: usize) -> Option<u64> {
+        let lengths = self.vars(size, 1).and_then(|v| self.lengths(&v)).ok()?;
+        Some(
+            lengths
+                .iter()
+                .zip(&self.buffers)
+                .filter(|(_, b)| !matches!(b.init, Init::Uninitialised))
+                .fold(0u64, |sum, (&n, b)| {
+                    sum.saturating_add((n as u64).saturating_mul(b.element.bytes() as u64))
+                }),
+        )
     }
 
     fn access_patterns(&self) -> Vec<(&str, Access)> {
