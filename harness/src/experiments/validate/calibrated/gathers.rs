@@ -70,6 +70,29 @@ fn paired(
     .collect()
 }
 
+/// For each kernel phase with declared gathers at `size`: the sum over its gathers of what
+/// `seconds` says of each (the gather at `size` and its buffer's bytes at the target), a
+/// gather it says nothing of left out, a phase with none of them too.
+fn per_kernel(
+    workload: &dyn Workload,
+    iterations: usize,
+    size: usize,
+    large: usize,
+    seconds: impl Fn(&GatheredReads, u64) -> Option<f64>,
+) -> Vec<(String, f64)> {
+    let mut sums: Vec<(String, f64)> = Vec::new();
+    for (kernel, g, target_bytes) in paired(workload, iterations, size, large) {
+        let Some(t) = seconds(&g, target_bytes) else {
+            continue;
+        };
+        match sums.iter_mut().find(|s| s.0 == kernel) {
+            Some(s) => s.1 += t,
+            None => sums.push((kernel, t)),
+        }
+    }
+    sums
+}
+
 /// For each kernel phase with declared gathers: the seconds its gathers at `size` take more
 /// from the target's (`large`) buffers than from this size's, by the random gather sweep
 /// (nothing where the calibration has no random gather sweep); empty where nothing declares
@@ -82,19 +105,15 @@ pub(super) fn gather_seconds(
     size: usize,
     large: usize,
 ) -> Vec<(String, f64)> {
-    let mut seconds: Vec<(String, f64)> = Vec::new();
-    for (kernel, g, target_bytes) in paired(workload, iterations, size, large) {
-        let more = seconds_per_read(device, g.bytes)
-            .zip(seconds_per_read(device, target_bytes))
-            .map_or(0.0, |(here, there)| {
-                g.reads as f64 * (there - here).max(0.0)
-            });
-        match seconds.iter_mut().find(|s| s.0 == kernel) {
-            Some(s) => s.1 += more,
-            None => seconds.push((kernel, more)),
-        }
-    }
-    seconds
+    per_kernel(workload, iterations, size, large, |g, target_bytes| {
+        Some(
+            seconds_per_read(device, g.bytes)
+                .zip(seconds_per_read(device, target_bytes))
+                .map_or(0.0, |(here, there)| {
+                    g.reads as f64 * (there - here).max(0.0)
+                }),
+        )
+    })
 }
 
 /// For each kernel phase with declared gathers: the seconds its gathers at `size` take from
@@ -107,18 +126,9 @@ pub(super) fn gather_target_seconds(
     size: usize,
     large: usize,
 ) -> Vec<(String, f64)> {
-    let mut seconds: Vec<(String, f64)> = Vec::new();
-    for (kernel, g, target_bytes) in paired(workload, iterations, size, large) {
-        let Some(there) = seconds_per_read(device, target_bytes) else {
-            continue;
-        };
-        let t = g.reads as f64 * there;
-        match seconds.iter_mut().find(|s| s.0 == kernel) {
-            Some(s) => s.1 += t,
-            None => seconds.push((kernel, t)),
-        }
-    }
-    seconds
+    per_kernel(workload, iterations, size, large, |g, target_bytes| {
+        seconds_per_read(device, target_bytes).map(|there| g.reads as f64 * there)
+    })
 }
 
 /// The note that says how the declared gathers moved, read at the window's largest size
