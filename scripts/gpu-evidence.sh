@@ -228,19 +228,13 @@ done
 STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-12 validate \
   kernels/ports/gemv-n.toml --device "$DEVICE" --small 1001,1201,1401,1601,2001 --large 4096 \
   --repeat 3 --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-12"
-# The thirteenth batch's two grid-stride kernels (SPLIT.md), their targets and windows from the
-# calibration, as they were measured on PoCL.
-STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step ports-held-out-13 validate-suite \
-  --workloads kernels/ports/stream-dot.toml,kernels/ports/gridstride-saxpy.toml \
-  --device "$DEVICE" --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-13"
-# The fourteenth and fifteenth batches' HeCBench kernels (SPLIT.md: softmax and layernorm, the
-# row kernels; adam and dense-embedding, the memory-bound ones), GPU kernels first of all, which
-# only PoCL has run.
-for h in "14 softmax layernorm" "15 adam dense-embedding"; do
-  set -- $h
-  STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 step "ports-held-out-$1" validate-suite \
-    --workloads "kernels/ports/$2.toml,kernels/ports/$3.toml" \
-    --device "$DEVICE" --verify smallest --calibration "$CAL" --output-dir "$OUTDIR/ports/held-out-$1"
+# The thirteenth to fifteenth batches' held-out halves (SPLIT.md): the two grid-stride
+# kernels, HeCBench's row kernels (softmax, layernorm) and its memory-bound adam and
+# dense-embedding, GPU kernels first of all, which only PoCL has run.
+for h in held-out-13 held-out-14 held-out-15; do
+  STEP_CAP=${PORTS_LATER_BUDGET:-90} NEEDS_CAL=1 run_step "ports-$h" scripts/ports-baseline.sh \
+    --device "$DEVICE" --half "$h" --calibration "$CAL" --verify smallest --cold-runs 3 \
+    --out "$OUTDIR/ports" "$BIN"
 done
 # The ports' development half last, where the budget still allows it.
 NEEDS_CAL=1 run_step ports-development scripts/ports-baseline.sh \

@@ -11,7 +11,8 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-K or held-out-K (batch K = 2 to 10), held-out-11;
+#                  batch's), development-K or held-out-K (batch K = 2 to 10), held-out-11,
+#                  held-out-13, -14 or -15 (held-out-12 is one kernel at fixed sizes: SPLIT.md);
 #                  default all but held-out-10, each batch's development half first
 #                  (held-out-10 is the reserve that SPLIT.md keeps unmeasured until a rule
 #                  it is to judge is committed: ask for it by name)
@@ -56,7 +57,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-11"
+halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-11 held-out-13 held-out-14 held-out-15"
 calibration=
 verify=
 dry=()
@@ -69,8 +70,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out|development-[2-9]|held-out-[2-9]|development-10|held-out-10|held-out-11) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development, held-out or either with -2 to -10, or held-out-11, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-[2-9]|held-out-[2-9]|development-10|held-out-1[01345]) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out or either with -2 to -10, or held-out-11, -13, -14 or -15, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)
