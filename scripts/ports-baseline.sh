@@ -11,8 +11,9 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-K or held-out-K (batch K = 2 to 10), held-out-11,
-#                  held-out-13, -14 or -15 (held-out-12 is one kernel at fixed sizes: SPLIT.md);
+#                  batch's), development-K or held-out-K (batch K = 2 to 10, or 16),
+#                  held-out-11, -13, -14 or -15 (held-out-12 is one kernel at fixed sizes:
+#                  SPLIT.md);
 #                  default all, each batch's development half first (held-out-10, kept in
 #                  reserve until 2026-12-02, is measured now as the others)
 #   --calibration  the device's calibration (default calibrations/<device>.json)
@@ -56,7 +57,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-10 held-out-11 held-out-13 held-out-14 held-out-15"
+halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-10 held-out-11 held-out-13 held-out-14 held-out-15 development-16 held-out-16"
 calibration=
 verify=
 dry=()
@@ -69,8 +70,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out|development-[2-9]|held-out-[2-9]|development-10|held-out-1[01345]) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development, held-out or either with -2 to -10, or held-out-11, -13, -14 or -15, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-[2-9]|held-out-[2-9]|development-1[06]|held-out-1[013456]) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out or either with -2 to -10 or -16, or held-out-11, -13, -14 or -15, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)
@@ -84,7 +85,7 @@ while [ $# -gt 0 ]; do
         *) cold=(--cold-runs "$2"); shift 2 ;;
       esac ;;
     --dry-run) dry=(--dry-run); shift ;;
-    -h|--help) sed -n '2,53p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,54p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) harness=$1; shift ;;
   esac

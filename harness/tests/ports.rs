@@ -354,8 +354,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         );
     }
     // Every half by default (the tenth batch's held-out one, a reserve until 2026-12-02,
-    // too); the eleventh and the thirteenth to fifteenth have a held-out half only, and the
-    // twelfth is one kernel at fixed sizes, not a half the script plans.
+    // too, and the sixteenth's); the eleventh and the thirteenth to fifteenth have a held-out
+    // half only, and the twelfth is one kernel at fixed sizes, not a half the script plans.
     let out = script(&["--dry-run", "--calibration", cal]);
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
@@ -377,6 +377,8 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         "**Held-out 13 (2):**",
         "**Held-out 14 (2):**",
         "**Held-out 15 (2):**",
+        "**Development 16 (2):**",
+        "**Held-out 16 (2):**",
     ] {
         let names = split_names(&split, half);
         assert!(!names.is_empty(), "{half}");
@@ -390,7 +392,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
     for bad in [
         vec!["--half", "both"],
         vec!["--half", "held-out-12"],
-        vec!["--half", "held-out-16"],
+        vec!["--half", "held-out-17"],
         vec!["--half", "development-11"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
