@@ -357,10 +357,10 @@ const SETS: [DeviceSet; 16] = [
     },
     // The same kind of VM, 2026-12-02 (the eleventh session), a full calibration (67.7 s)
     // made just before: development halves measured here for the first time, the tenth
-    // batch's (clover-reset +1.3 %, fdtd3d −16.8 %, histo-range −13.4 %, transpose-naive
-    // +0.2 %), the third batch's spmv-ell alone (+5.2 %; lud's target is out of reach on this
+    // batch's (clover-reset −1.3 %, fdtd3d −16.8 %, histo-range −13.4 %, transpose-naive
+    // +0.2 %), the third batch's spmv-ell alone (−5.2 %; lud's target is out of reach on this
     // VM) and the sixteenth batch's, ported that morning to develop a rule charging the walks a
-    // kernel's source shows (black-scholes −43.9 %, histogram256 +1.8 %; with the rule −40.6
+    // kernel's source shows (black-scholes −43.9 %, histogram256 −1.8 %; with the rule −40.6
     // and +17.1 %: not kept, docs/decisions.md).
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-intel-xeon-480-dev",
