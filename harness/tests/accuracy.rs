@@ -361,7 +361,11 @@ const SETS: [DeviceSet; 16] = [
     // +0.2 %), the third batch's spmv-ell alone (−5.2 %; lud's target is out of reach on this
     // VM) and the sixteenth batch's, ported that morning to develop a rule charging the walks a
     // kernel's source shows (black-scholes −43.9 %, histogram256 −1.8 %; with the rule −40.6
-    // and +17.1 %: not kept, docs/decisions.md).
+    // and +17.1 %: not kept, docs/decisions.md). Then, 03:48–04:24 with the same calibration
+    // and the model unchanged, development halves 5, 6 and 9 (batch 2's lavamd and gaussian
+    // and batch 4's cutcp reach targets past 480 MiB only in hours): sp-rhs −19.2 %,
+    // hpgmg-jacobi −20.6 %, clover-idealgas +17.3 % (+125.9 % and +25.7 % on the 2.80 GHz
+    // VM), bsearch +14.9 %, the other eight within 10 %.
     DeviceSet {
         folder: "opencl-pthread-skylake-avx512-intel-xeon-480-dev",
         calibration: "opencl-pthread-skylake-avx512-intel-xeon-480-dev",
@@ -371,6 +375,9 @@ const SETS: [DeviceSet; 16] = [
             limits("development-10", 7.5, 17.0, 4),
             limits("development-3", 5.5, 5.5, 1),
             limits("development-16", 23.0, 44.0, 2),
+            limits("development-5", 12.0, 19.5, 4),
+            limits("development-6", 9.5, 21.0, 4),
+            limits("development-9", 6.0, 15.0, 4),
         ],
     },
 ];
