@@ -71,6 +71,10 @@ fn spec_flags_are_refused_where_they_do_not_apply() {
             "NAME=VALUE",
         ),
         (
+            vec!["run", spec, "--size", "64", "--param", "NK=many"],
+            "NK: `many` is not a number or 2^k",
+        ),
+        (
             vec![
                 "run", spec, "--size", "64", "--param", "NQ=3", "--device", "host",
             ],

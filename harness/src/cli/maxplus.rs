@@ -52,17 +52,16 @@ pub fn parse_target(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A positive number or `2^k` (a spec's parameter).
-pub fn parse_positive(text: &str) -> Result<f64, String> {
+/// A finite number or `2^k`: a spec's parameter, which its `[params]` may set to 0 or less
+/// as well (a flag, an offset); what a buffer's length or a launch's size cannot take, the
+/// spec's own checks refuse, naming the expression.
+pub fn parse_number(text: &str) -> Result<f64, String> {
     if let Ok(size) = parse_size(text) {
         return Ok(size as f64);
     }
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!(
-            "`{}` is not a positive number or 2^k",
-            super::shown(text)
-        )),
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{}` is not a number or 2^k", super::shown(text))),
     }
 }
 
@@ -387,6 +386,18 @@ mod tests {
         assert!(parse_size("3^2").is_err());
         assert!(parse_size("0").is_err());
         assert!(parse_size("2^99").is_err());
+    }
+
+    #[test]
+    fn a_parameter_takes_any_finite_number_as_a_spec_default_may() {
+        assert_eq!(parse_number("2^4"), Ok(16.0));
+        assert_eq!(parse_number("0"), Ok(0.0));
+        assert_eq!(parse_number("-3"), Ok(-3.0));
+        assert_eq!(parse_number("0.5"), Ok(0.5));
+        for bad in ["abc", "inf", "NaN", ""] {
+            let err = parse_number(bad).unwrap_err();
+            assert!(err.contains("is not a number or 2^k"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -681,7 +681,7 @@ fn parse_param(text: &str) -> Result<(String, f64), String> {
     if !harness::workloads::spec::params::is_identifier(name) {
         return Err(format!("`{name}` is not a parameter name"));
     }
-    let value = maxplus::parse_positive(value.trim()).map_err(|e| format!("{name}: {e}"))?;
+    let value = maxplus::parse_number(value.trim()).map_err(|e| format!("{name}: {e}"))?;
     Ok((name.to_string(), value))
 }
 
