@@ -954,3 +954,29 @@ fn run_names_the_walks_a_spec_kernel_makes_undeclared() {
     let stderr = run();
     assert!(!stderr.contains("declares no walks"), "{stderr}");
 }
+
+/// A series stores the kernel's source beside its spec, so what a prediction reads from the
+/// source (here the note on black-scholes' undeclared grid-stride walks) is there again when
+/// the stored case is re-assessed with the files gone; a series written before the source was
+/// stored still loads, without it.
+#[test]
+fn a_stored_spec_keeps_its_kernel_source_for_re_assessment() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/ports/black-scholes.toml");
+    let live = load(&path).unwrap();
+    let notes = live.source_notes();
+    assert!(
+        notes.iter().any(|n| n.contains("walks")),
+        "the reader names the walks: {notes:?}"
+    );
+    let stored = live.stored_spec().expect("a spec stores itself");
+    let json = serde_json::to_string(&stored).unwrap();
+    let back: harness::workloads::spec::StoredSpec = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.workload().unwrap().source_notes(), notes);
+    // Written before 2026-12-02: no source, no notes, the same work.
+    let mut old: serde_json::Value = serde_json::from_str(&json).unwrap();
+    old.as_object_mut().unwrap().remove("source");
+    let old: harness::workloads::spec::StoredSpec = serde_json::from_value(old).unwrap();
+    let without = old.workload().unwrap();
+    assert!(without.source_notes().is_empty());
+    assert_eq!(without.bytes_needed(1 << 20), live.bytes_needed(1 << 20));
+}

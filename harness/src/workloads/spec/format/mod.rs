@@ -191,25 +191,36 @@ pub fn load(path: &Path) -> Result<SpecWorkload, WorkloadError> {
     load_at_depth(path, 0)
 }
 
-/// A spec as a series file stores it: the file it came from, its text, and the parameters
-/// it ran with, so that the series says what each size's work was without the spec file.
+/// A spec as a series file stores it: the file it came from, its text, its kernel source
+/// and the parameters it ran with, so that the series says what each size's work was, and
+/// what the kernel's source shows of its accesses, without the spec file.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StoredSpec {
     /// The spec file as given on the command line.
     pub file: String,
     /// Its text.
     pub text: String,
+    /// The kernel file's text, as it ran (absent in files written before 2026-12-02: what a
+    /// prediction reads from the source, the notes on undeclared walks and gathers, is then
+    /// not there on re-assessment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// The `--param` overrides it ran with.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<(String, f64)>,
 }
 
 impl StoredSpec {
-    /// The workload again, from the stored text alone: buffers, parameters and launches as
-    /// they were (the kernel file is not read and the check is left out, so it can be
-    /// measured for sizes and work but not run).
+    /// The workload again, from the stored texts alone: buffers, parameters and launches as
+    /// they were, and the kernel's source where it was stored (no file is read and the check
+    /// is left out, so it can be measured for sizes and work but not run).
     pub fn workload(&self) -> Result<SpecWorkload, WorkloadError> {
-        parse_spec(Path::new(&self.file), &self.text, Reading::Stored)?.with_params(&self.params)
+        let mut spec = parse_spec(Path::new(&self.file), &self.text, Reading::Stored)?
+            .with_params(&self.params)?;
+        if let Some(source) = &self.source {
+            spec.source_text = source.clone();
+        }
+        Ok(spec)
     }
 }
 

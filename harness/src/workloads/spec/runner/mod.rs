@@ -569,6 +569,7 @@ impl Workload for SpecWorkload {
         Some(super::StoredSpec {
             file: self.path.display().to_string(),
             text: self.text.clone(),
+            source: Some(self.source_text.clone()),
             params,
         })
     }
