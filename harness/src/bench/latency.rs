@@ -4,7 +4,8 @@
 //! apart (a random order, [`super::permutation`], linked in a ring), so every step is a
 //! dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
-//! cancels launch overhead. The working set is swept from 4 KiB up; the curve's plateaus are
+//! cancels launch overhead; `s` is at least [`chase_steps`] and enough steps that the shorter
+//! chase runs [`MIN_CHASE_SECONDS`] ([`steps_for`]). The working set is swept from 4 KiB up; the curve's plateaus are
 //! the cache levels, and t is the device-memory level. On CUDA the chase follows device
 //! addresses (`p = *p`, [`Chase::Addresses`]): following 32-bit indices (`j = next[j]`)
 //! puts a dependent multiply-add, index to address, of a few cycles before every load, which
@@ -214,6 +215,41 @@ pub fn chase_steps() -> u32 {
     1 << 15
 }
 
+/// The least time the shorter chase of a read-latency sample runs, so that the difference
+/// of the two dwarfs the jitter of a launch's start, as a bandwidth sample's passes do
+/// (`bench/bandwidth`, 0.5 ms). With [`chase_steps`] alone, a chase inside the L2 ran 0.1–
+/// 0.2 ms, and on the 2-core Intel Xeon VM's PoCL a fifth of the samples at 512 KiB and
+/// 1 MiB came out negative in a full calibration (2026-12-02): the 512 KiB point read
+/// 1.5 [0.9, 2.6] ns between 4.8 and 6.1, which cut the L2 level short at 512 KiB.
+pub const MIN_CHASE_SECONDS: f64 = 500e-6;
+
+/// The most steps [`steps_for`] gives a chase: 4 Mi, 7 ms at the 1.6 ns of a CPU's L1.
+const MAX_CHASE_STEPS: u32 = 1 << 22;
+
+/// Steps for the shorter chase of a sample on `r`: [`chase_steps`] times the power of two
+/// that makes one chase of them run [`MIN_CHASE_SECONDS`], from one chase of
+/// [`chase_steps`] timed (launch included, which errs towards fewer steps); at most
+/// [`MAX_CHASE_STEPS`]. Past the caches a chase of [`chase_steps`] already runs milliseconds.
+fn steps_for(ctx: &BenchContext<'_>, r: &Ring) -> Result<u32, BenchError> {
+    let base = chase_steps();
+    let probe = chase_time(ctx, r, r.start(0, base), base)?;
+    Ok(scaled_steps(probe))
+}
+
+/// [`steps_for`]'s steps where a chase of [`chase_steps`] took `probe` seconds.
+fn scaled_steps(probe: f64) -> u32 {
+    let factor = if probe > 0.0 && probe.is_finite() {
+        (MIN_CHASE_SECONDS / probe)
+            .ceil()
+            .clamp(1.0, f64::from(MAX_CHASE_STEPS)) as u32
+    } else {
+        1
+    };
+    chase_steps()
+        .saturating_mul(factor.next_power_of_two())
+        .min(MAX_CHASE_STEPS)
+}
+
 /// Measure the latency of one working set, chasing as the device asks
 /// ([`Chase::for_device`]).
 pub fn read_latency_at(
@@ -254,8 +290,8 @@ pub fn read_latency_with(
 /// The read latency of the ring `r`.
 fn read_latency_on(ctx: &mut BenchContext<'_>, r: &Ring) -> Result<LatencyPoint, BenchError> {
     let bytes = r.bytes;
-    let steps = chase_steps();
-    verify_chase(ctx, r, steps)?;
+    verify_chase(ctx, r, chase_steps())?;
+    let steps = steps_for(ctx, r)?;
     let name = format!("read_latency_s/{bytes}");
     // Each sample walks 3s fresh steps: s for the short run, then 2s for the long one.
     let mut sample = 0u64;
@@ -607,6 +643,22 @@ mod tests {
     fn sweep_sizes_double_from_4_kib() {
         assert_eq!(sweep_sizes(20 << 10), [4 << 10, 8 << 10, 16 << 10]);
         assert!(sweep_sizes(1 << 10).is_empty());
+    }
+
+    #[test]
+    fn a_short_chase_is_lengthened_by_powers_of_two_to_half_a_millisecond() {
+        // 52 µs (L1 on the Intel Xeon VM's PoCL): ×16 to 0.83 ms.
+        assert_eq!(scaled_steps(52e-6), 16 * chase_steps());
+        // 0.19 ms (its L2): ×4.
+        assert_eq!(scaled_steps(190e-6), 4 * chase_steps());
+        // Past the caches a chase already runs milliseconds: as it was.
+        assert_eq!(scaled_steps(10e-3), chase_steps());
+        assert_eq!(scaled_steps(MIN_CHASE_SECONDS), chase_steps());
+        // A timer that read almost nothing: capped; no factor from a time that is not one.
+        assert_eq!(scaled_steps(1e-12), MAX_CHASE_STEPS);
+        assert_eq!(scaled_steps(1e-18), MAX_CHASE_STEPS);
+        assert_eq!(scaled_steps(0.0), chase_steps());
+        assert_eq!(scaled_steps(f64::NAN), chase_steps());
     }
 
     #[test]
