@@ -4,10 +4,11 @@
 //! apart (a random order, [`super::permutation`], linked in a ring), so every step is a
 //! dependent load of a new line. Each
 //! sample runs the chase for `s` and `2s` steps and takes `(time(2s) − time(s)) / s`, which
-//! cancels launch overhead; `s` is at least [`chase_steps`] and enough steps that the shorter
-//! chase runs [`MIN_CHASE_SECONDS`] ([`steps_for`]). The working set is swept from 4 KiB up; the curve's plateaus are
-//! the cache levels, and t is the device-memory level. On CUDA the chase follows device
-//! addresses (`p = *p`, [`Chase::Addresses`]): following 32-bit indices (`j = next[j]`)
+//! cancels launch overhead; `s` is at least [`chase_steps`], and enough steps that the
+//! shorter chase runs [`MIN_CHASE_SECONDS`]. The working set is swept from 4 KiB up; the
+//! curve's plateaus are the cache levels, and t is the device-memory level. On CUDA the
+//! chase follows device addresses (`p = *p`, [`Chase::Addresses`]): following 32-bit
+//! indices (`j = next[j]`)
 //! puts a dependent multiply-add, index to address, of a few cycles before every load, which
 //! the first H100 calibration read as 39.6 cycles where address-chasing tools see about 34.
 //! A CPU's load scales an index in its addressing mode at no cost, so CPU devices chase
