@@ -103,6 +103,7 @@ const HOST_TWINS: &[(&str, HostKernel)] = &[
     ("chase", host_chase),
     ("chase_store", host_chase_store),
     ("chase_links", host_chase_links),
+    ("ring_expand", host_ring_expand),
     ("chase_ptr", host_chase_ptr),
     ("read_one", host_read_one),
     ("write_one", host_write_one),
@@ -145,6 +146,24 @@ fn host_chase(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
         j = follow(next, j)?;
     }
     out[0] = j;
+    Ok(())
+}
+
+/// The ring's words from its links: a node's first word its successor, every other 0.
+fn host_ring_expand(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
+    let succ = a.slice::<u32>(0)?;
+    let words = a.u32(2)? as usize;
+    let node_words = (a.u32(3)? as usize).max(1);
+    let next = a.first_mut::<u32>(1, words)?;
+    for (i, word) in next.iter_mut().enumerate() {
+        *word = if i % node_words == 0 {
+            *succ
+                .get(i / node_words)
+                .ok_or_else(|| format!("node {} has no link", i / node_words))?
+        } else {
+            0
+        };
+    }
     Ok(())
 }
 

@@ -68,30 +68,45 @@ pub struct LatencyLevel {
     pub cycles: Option<f64>,
 }
 
-/// A random ring of `nodes` nodes spaced `NODE_WORDS` apart: `next[node] = successor`.
+/// A random ring of `nodes` nodes spaced `NODE_WORDS` apart, as the chases read it:
+/// `next[node's first word] = successor's first word`, every other word 0.
 pub fn ring(nodes: usize, seed: u64) -> Vec<u32> {
-    ring_and_order(nodes, seed).0
+    expand(&ring_and_order(nodes, seed).0)
 }
 
-/// [`ring`] and the word index of the node reached after k steps from node 0, for every k:
-/// the cycle's own order turned to start at node 0, so that nothing walks the ring (a walk
-/// of a ring past the caches waits a memory latency a step).
+/// The ring's words from its links (`succ[node]`, the successor's first word): what the
+/// `ring_expand` kernel writes on the device.
+fn expand(succ: &[u32]) -> Vec<u32> {
+    let mut next = vec![0u32; succ.len() * NODE_WORDS];
+    for (node, &to) in succ.iter().enumerate() {
+        next[node * NODE_WORDS] = to;
+    }
+    next
+}
+
+/// The ring's links, one word a node (`succ[node]`, the word index of its successor's first
+/// word), and the word index of the node reached after k steps from node 0, for every k: the
+/// cycle's own order turned to start at node 0, so that nothing walks the ring (a walk of a
+/// ring past the caches waits a memory latency a step).
 fn ring_and_order(nodes: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
     // The nodes in a uniformly random order, each linked to the next and the last to the
     // first: a uniformly random single cycle (each cycle is n of the orders).
     let mut order = random_permutation(nodes, seed);
-    let mut next = vec![0u32; nodes * NODE_WORDS];
+    let mut succ = vec![0u32; nodes];
     for k in 0..nodes {
-        let from = order[k] as usize * NODE_WORDS;
-        let to = order[(k + 1) % nodes] as usize * NODE_WORDS;
-        next[from] = to as u32;
+        succ[order[k] as usize] = order[(k + 1) % nodes] * NODE_WORDS as u32;
     }
     let zero = order.iter().position(|&node| node == 0).unwrap_or(0);
     order.rotate_left(zero);
     for node in &mut order {
         *node *= NODE_WORDS as u32;
     }
-    (next, order)
+    (succ, order)
+}
+
+/// Where a chase of `steps` steps from word index `start` ends, from the ring's links.
+fn end_of_walk(succ: &[u32], start: u32, steps: u32) -> u32 {
+    (0..steps).fold(start, |j, _| succ[j as usize / NODE_WORDS])
 }
 
 /// Where a chase of `steps` steps from node 0 ends.
@@ -131,7 +146,8 @@ struct Ring {
     next: Buffer,
     /// The ring as addresses ([`Chase::Addresses`]), built on the device from `next`.
     links: Option<Buffer>,
-    host: Vec<u32>,
+    /// Its links, one word a node ([`ring_and_order`]): the host's whole copy of the ring.
+    succ: Vec<u32>,
     /// Word index of the node reached after k steps from node 0, for every k.
     order: Vec<u32>,
     out: Buffer,
@@ -152,12 +168,12 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize, chase: Chase) -> Result
     let nodes = (bytes / NODE_BYTES).max(2);
     let seed = 0x5eed_0000 + bytes as u64;
     ctx.seeds.insert(format!("ring_{bytes}"), seed);
-    let (host, order) = ring_and_order(nodes, seed);
-    let next = upload_u32(ctx.device, &host)?;
+    let (succ, order) = ring_and_order(nodes, seed);
+    let next = ring_on_device(ctx, &succ)?;
     let links = match chase {
         Chase::Indices => None,
         Chase::Addresses => {
-            let links = ctx.device.alloc(host.len() * 4)?;
+            let links = ctx.device.alloc(nodes * NODE_BYTES)?;
             let group = ctx.group().max(1);
             ctx.launch(
                 "chase_links",
@@ -177,9 +193,29 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize, chase: Chase) -> Result
         next,
         links,
         out: upload_u32(ctx.device, &[0])?,
-        host,
+        succ,
         order,
     })
+}
+
+/// A device buffer holding the ring whose links are `succ` ([`expand`]), written on the
+/// device by `ring_expand` from an upload of the links alone.
+fn ring_on_device(ctx: &BenchContext<'_>, succ: &[u32]) -> Result<Buffer, BenchError> {
+    let links = upload_u32(ctx.device, succ)?;
+    let words = succ.len() * NODE_WORDS;
+    let next = ctx.device.alloc(words * 4)?;
+    let group = ctx.group().max(1);
+    ctx.launch(
+        "ring_expand",
+        &Launch::linear(words.div_ceil(group) * group, group),
+        &[
+            Arg::Buf(&links),
+            Arg::Buf(&next),
+            Arg::U32(words as u32),
+            Arg::U32(NODE_WORDS as u32),
+        ],
+    )?;
+    Ok(next)
 }
 
 fn chase_time(ctx: &BenchContext<'_>, r: &Ring, start: u32, steps: u32) -> Result<f64, BenchError> {
@@ -204,7 +240,7 @@ fn verify_chase(ctx: &BenchContext<'_>, r: &Ring, steps: u32) -> Result<(), Benc
     let start = r.start(1, steps);
     chase_time(ctx, r, start, steps)?;
     let got = download_u32(ctx.device, &r.out, 1)?[0];
-    let want = chase_end_from(&r.host, start, steps);
+    let want = end_of_walk(&r.succ, start, steps);
     verify(got == want, "read latency", || {
         format!("chase of {steps} steps ended at {got}, host says {want}")
     })
@@ -419,7 +455,7 @@ fn write_latency_with(ctx: &mut BenchContext<'_>, r: &Ring) -> Result<Measured, 
     let bytes = r.bytes;
     // The stores' target, as large as the ring, starting as a copy of its words
     // ([`verify_chase_store`]).
-    let sink = upload_u32(ctx.device, &r.host)?;
+    let sink = ring_on_device(ctx, &r.succ)?;
     let steps = chase_steps();
     verify_chase_store(ctx, r, &sink, steps)?;
     let store_time = |ctx: &BenchContext<'_>, start: u32, s: u32| -> Result<f64, BenchError> {
@@ -491,10 +527,10 @@ const WRITE_LATENCY_BATCHES: usize = 4;
 /// Run the store chase once from node 0 and check every word of the sink: the step's number
 /// where a step stood (the last step's where the chase went round a ring shorter than it),
 /// the sink's starting word everywhere else. The sink starts as a copy of the ring's words
-/// (`write_latency_with`), which the host already holds, so the check draws no further array
-/// of the working set's size: where a store landed on a word it should not, the word's step
-/// (1 or more) differs from the ring's word there, an index that is 0 or a multiple of the
-/// node's words.
+/// (`write_latency_with`), which the host computes from the ring's links, so the check
+/// draws no array of the working set's size: where a store landed on a word it should not,
+/// the word's step (1 or more) differs from the ring's word there, an index that is 0 or a
+/// multiple of the node's words.
 fn verify_chase_store(
     ctx: &BenchContext<'_>,
     r: &Ring,
@@ -516,7 +552,7 @@ fn verify_chase_store(
     let mut j = 0u32;
     for s in 0..steps {
         stored.push((j, s));
-        j = r.host[j as usize];
+        j = r.succ[j as usize / NODE_WORDS];
     }
     // By word, the last step first, then one per word.
     stored.sort_unstable_by_key(|&(word, s)| (word, std::cmp::Reverse(s)));
@@ -526,24 +562,27 @@ fn verify_chase_store(
     // working set (a gigabyte where the memory level is read there), and a fresh host array
     // that large cost seconds of page faults on a VM.
     let mut stores = stored.iter().peekable();
-    let mut chunk = vec![0u32; CHECK_CHUNK.min(r.host.len())];
+    let words = r.succ.len() * NODE_WORDS;
+    let mut chunk = vec![0u32; CHECK_CHUNK.min(words)];
     let mut first_wrong = None;
     let mut start = 0;
-    while start < r.host.len() && first_wrong.is_none() {
-        let got = &mut chunk[..CHECK_CHUNK.min(r.host.len() - start)];
+    while start < words && first_wrong.is_none() {
+        let got = &mut chunk[..CHECK_CHUNK.min(words - start)];
         ctx.device
             .download_from(sink, 4 * start, bytemuck::cast_slice_mut(got))?;
         first_wrong = got
             .iter()
-            .zip(&r.host[start..])
             .enumerate()
-            .position(|(k, (&g, &h))| {
+            .position(|(k, &g)| {
+                let at = start + k;
                 let want = match stores.peek() {
-                    Some(&&(word, s)) if word as usize == start + k => {
+                    Some(&&(word, s)) if word as usize == at => {
                         stores.next();
                         s
                     }
-                    _ => h,
+                    // The ring's word there, as the sink started.
+                    _ if at % NODE_WORDS == 0 => r.succ[at / NODE_WORDS],
+                    _ => 0,
                 };
                 g != want
             })
@@ -688,11 +727,13 @@ mod tests {
     #[test]
     fn the_order_is_the_walk_from_node_zero() {
         for (nodes, seed) in [(2, 1), (64, 7), (1000, 3)] {
-            let (next, order) = ring_and_order(nodes, seed);
-            assert_eq!(next, ring(nodes, seed));
+            let (succ, order) = ring_and_order(nodes, seed);
+            let next = ring(nodes, seed);
+            assert_eq!(expand(&succ), next);
             let mut j = 0u32;
             for (k, &at) in order.iter().enumerate() {
                 assert_eq!(at, j, "step {k} of {nodes}");
+                assert_eq!(end_of_walk(&succ, 0, k as u32), j);
                 j = next[j as usize];
             }
             assert_eq!(j, 0);
@@ -709,10 +750,10 @@ mod tests {
         // again and again: the last step's number stands on each of its two nodes.
         for bytes in [8 << 10, 2 * NODE_BYTES] {
             let r = upload_ring(&mut ctx, bytes, Chase::Indices).expect("a ring");
-            let sink = upload_u32(&device, &r.host).expect("a sink");
+            let sink = upload_u32(&device, &expand(&r.succ)).expect("a sink");
             verify_chase_store(&ctx, &r, &sink, 1000).expect("the chase stores where it steps");
             // A word no step stands on, changed before the chase: the check sees it.
-            let mut wrong = r.host.clone();
+            let mut wrong = expand(&r.succ);
             wrong[1] = 7;
             let sink = upload_u32(&device, &wrong).expect("a sink");
             let err = verify_chase_store(&ctx, &r, &sink, 1000).expect_err("a stray word");
@@ -723,7 +764,7 @@ mod tests {
         let r = upload_ring(&mut ctx, 4 * CHECK_CHUNK + 4 * NODE_BYTES, Chase::Indices)
             .expect("a ring");
         let stray = CHECK_CHUNK + NODE_WORDS + 1;
-        let mut wrong = r.host.clone();
+        let mut wrong = expand(&r.succ);
         wrong[stray] = 7;
         let sink = upload_u32(&device, &wrong).expect("a sink");
         let err = verify_chase_store(&ctx, &r, &sink, 100).expect_err("a stray word");
