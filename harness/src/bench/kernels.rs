@@ -155,14 +155,11 @@ fn host_ring_expand(a: &HostArgs<'_>, _: &Launch) -> Result<(), String> {
     let words = a.u32(2)? as usize;
     let node_words = (a.u32(3)? as usize).max(1);
     let next = a.first_mut::<u32>(1, words)?;
-    for (i, word) in next.iter_mut().enumerate() {
-        *word = if i % node_words == 0 {
-            *succ
-                .get(i / node_words)
-                .ok_or_else(|| format!("node {} has no link", i / node_words))?
-        } else {
-            0
-        };
+    for (node, words) in next.chunks_mut(node_words).enumerate() {
+        words.fill(0);
+        words[0] = *succ
+            .get(node)
+            .ok_or_else(|| format!("node {node} has no link"))?;
     }
     Ok(())
 }
