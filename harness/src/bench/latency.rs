@@ -68,24 +68,9 @@ pub struct LatencyLevel {
     pub cycles: Option<f64>,
 }
 
-/// A random ring of `nodes` nodes spaced `NODE_WORDS` apart, as the chases read it:
-/// `next[node's first word] = successor's first word`, every other word 0.
-pub fn ring(nodes: usize, seed: u64) -> Vec<u32> {
-    expand(&ring_and_order(nodes, seed).0)
-}
-
-/// The ring's words from its links (`succ[node]`, the successor's first word): what the
-/// `ring_expand` kernel writes on the device.
-fn expand(succ: &[u32]) -> Vec<u32> {
-    let mut next = vec![0u32; succ.len() * NODE_WORDS];
-    for (node, &to) in succ.iter().enumerate() {
-        next[node * NODE_WORDS] = to;
-    }
-    next
-}
-
 /// The ring's links, one word a node (`succ[node]`, the word index of its successor's first
-/// word), and the word index of the node reached after k steps from node 0, for every k: the
+/// word; the ring itself, `ring_expand`, holds it in the node's first word, 0 elsewhere),
+/// and the word index of the node reached after k steps from node 0, for every k: the
 /// cycle's own order turned to start at node 0, so that nothing walks the ring (a walk of a
 /// ring past the caches waits a memory latency a step).
 fn ring_and_order(nodes: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
@@ -107,16 +92,6 @@ fn ring_and_order(nodes: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
 /// Where a chase of `steps` steps from word index `start` ends, from the ring's links.
 fn end_of_walk(succ: &[u32], start: u32, steps: u32) -> u32 {
     (0..steps).fold(start, |j, _| succ[j as usize / NODE_WORDS])
-}
-
-/// Where a chase of `steps` steps from node 0 ends.
-pub fn chase_end(next: &[u32], steps: u32) -> u32 {
-    chase_end_from(next, 0, steps)
-}
-
-/// Where a chase of `steps` steps from word index `start` ends.
-pub fn chase_end_from(next: &[u32], start: u32, steps: u32) -> u32 {
-    (0..steps).fold(start, |j, _| next[j as usize])
 }
 
 /// How the read-latency chase follows its ring.
@@ -198,8 +173,8 @@ fn upload_ring(ctx: &mut BenchContext<'_>, bytes: usize, chase: Chase) -> Result
     })
 }
 
-/// A device buffer holding the ring whose links are `succ` ([`expand`]), written on the
-/// device by `ring_expand` from an upload of the links alone.
+/// A device buffer holding the ring whose links are `succ` ([`ring_and_order`]), written on
+/// the device by `ring_expand` from an upload of the links alone.
 fn ring_on_device(ctx: &BenchContext<'_>, succ: &[u32]) -> Result<Buffer, BenchError> {
     let links = upload_u32(ctx.device, succ)?;
     let words = succ.len() * NODE_WORDS;
@@ -602,6 +577,27 @@ fn verify_chase_store(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ring's words from its links (`succ[node]`, the successor's first word): what the
+    /// `ring_expand` kernel writes on the device, built here independently of it.
+    fn expand(succ: &[u32]) -> Vec<u32> {
+        let mut next = vec![0u32; succ.len() * NODE_WORDS];
+        for (node, &to) in succ.iter().enumerate() {
+            next[node * NODE_WORDS] = to;
+        }
+        next
+    }
+
+    /// A random ring of `nodes` nodes as the chases read it: a node's first word holds its
+    /// successor's first word, every other word 0.
+    fn ring(nodes: usize, seed: u64) -> Vec<u32> {
+        expand(&ring_and_order(nodes, seed).0)
+    }
+
+    /// Where a chase of `steps` steps from node 0 ends, along the ring's words.
+    fn chase_end(next: &[u32], steps: u32) -> u32 {
+        (0..steps).fold(0, |j, _| next[j as usize])
+    }
 
     fn sweep(latencies: &[(usize, f64)]) -> Vec<LatencyPoint> {
         latencies
