@@ -16,7 +16,7 @@ const HEAP_SLACK: i32 = 1 << 30;
 /// kernel for zeroing and faulting its pages in again: a third of a quick calibration's wall
 /// time on a 2-core VM (docs/decisions.md, "Returning freed memory to the kernel"). Nothing
 /// timed changes: the sweeps warm their buffers before measuring, and the host backend's
-/// buffers from 2 MiB up keep fresh mappings of their own for huge pages (backend/host.rs).
+/// buffers from 2 MiB up keep mappings of their own for huge pages (backend/host_mapping.rs).
 /// Allocations up to 32 MiB (`HEAP_ALLOCATION_MAX`) come from the heap, which grows by
 /// 1 GiB (`HEAP_SLACK`) at a time (address space; pages are touched only when used) and
 /// keeps as much free at its top. Call it first, before any thread starts. A no-op outside

@@ -11,6 +11,9 @@ use std::cell::{RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+#[cfg(target_os = "linux")]
+use super::host_mapping::Mapping;
+pub use super::memory::available_memory_bytes;
 use super::{
     host_pool, Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass,
     DeviceInfo, Launch, Program, ProgramInner, ProgramSource, Seconds,
@@ -29,7 +32,7 @@ pub struct HostMemory {
 }
 
 /// Where a host buffer's words live: the global allocator's heap, or from 2 MiB up a mapping
-/// of its own ([`Mapping`]).
+/// of its own ([`Mapping`]: from 64 MiB up one kept from a freed buffer where one fits).
 enum Storage {
     Heap(UnsafeCell<Box<[u64]>>),
     #[cfg(target_os = "linux")]
@@ -43,62 +46,7 @@ impl Storage {
             // SAFETY: taking a raw pointer does not create a reference to the contents.
             Storage::Heap(words) => unsafe { (*words.get()).as_mut_ptr() },
             #[cfg(target_os = "linux")]
-            Storage::Mapped(m) => m.ptr,
-        }
-    }
-}
-
-/// Anonymous memory mapped for one buffer and unmapped when it is dropped. A buffer of 2 MiB
-/// or more takes its own mapping rather than the heap's, whose freed memory the process keeps
-/// (backend/heap.rs) and hands out again already faulted in as 4 KiB pages, where the
-/// huge-page advice no longer applies: its pages are fresh, so the advice holds.
-#[cfg(target_os = "linux")]
-struct Mapping {
-    ptr: *mut u64,
-    bytes: usize,
-}
-
-// SAFETY: the mapping is owned by one `HostMemory`, whose own `in_use` flag guards access.
-#[cfg(target_os = "linux")]
-unsafe impl Send for Mapping {}
-
-#[cfg(target_os = "linux")]
-impl Mapping {
-    /// `words` zeroed words mapped lazily, or `None` where the kernel refuses.
-    fn new(words: usize) -> Option<Self> {
-        let bytes = words.checked_mul(8)?;
-        // SAFETY: an anonymous private mapping at an address the kernel chooses; the result
-        // is checked before use.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        (ptr != libc::MAP_FAILED).then(|| Mapping {
-            ptr: ptr.cast(),
-            bytes,
-        })
-    }
-
-    /// The mapping's words.
-    fn words(&mut self) -> &mut [u64] {
-        // SAFETY: the mapping holds `bytes / 8` zero-initialised words, borrowed mutably
-        // through `self`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes / 8) }
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the range is exactly the mapping `new` made, unmapped once.
-        unsafe {
-            libc::munmap(self.ptr.cast(), self.bytes);
+            Storage::Mapped(m) => m.base(),
         }
     }
 }
@@ -602,59 +550,6 @@ fn cache_bytes(index: &str) -> Option<u64> {
 /// The error of a buffer shorter than the kernel's `n`.
 fn short(len: usize, n: usize) -> String {
     format!("buffer of {len} elements is shorter than n = {n}")
-}
-
-/// The memory this process may still allocate: the host's available memory (`MemAvailable`
-/// of /proc/meminfo), less where a limit on the process's address space or data
-/// (`ulimit -v`, `ulimit -d`) leaves less; `None` where the system says neither.
-pub fn available_memory_bytes() -> Option<u64> {
-    let meminfo = || -> Option<u64> {
-        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib.saturating_mul(1024))
-    };
-    match (meminfo(), process_limit_left()) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// What the process's address-space and data limits leave of its memory, where one is set.
-fn process_limit_left() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        let limit = |resource| {
-            let mut r = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            // SAFETY: getrlimit writes the struct it is given.
-            let ok = unsafe { libc::getrlimit(resource, &mut r) } == 0;
-            // rlim_t is u64 on Linux but not on every Unix.
-            #[allow(clippy::unnecessary_cast)]
-            let current = r.rlim_cur as u64;
-            (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(current)
-        };
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let used = |key: &str| -> u64 {
-            status
-                .lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .map_or(0, |kib| kib.saturating_mul(1024))
-        };
-        let address = limit(libc::RLIMIT_AS).map(|l| l.saturating_sub(used("VmSize:")));
-        let data = limit(libc::RLIMIT_DATA).map(|l| l.saturating_sub(used("VmData:")));
-        match (address, data) {
-            (Some(a), Some(d)) => Some(a.min(d)),
-            (a, d) => a.or(d),
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,12 @@ pub mod cuda;
 mod discovery;
 pub mod heap;
 pub mod host;
+#[cfg(target_os = "linux")]
+mod host_mapping;
 pub mod host_planes;
 pub mod host_pool;
 pub mod host_stream;
+mod memory;
 pub mod nvrtc;
 pub mod opencl;
 pub mod pinning;
