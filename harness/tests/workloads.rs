@@ -270,7 +270,7 @@ fn bad_input_is_one_line_and_exit_2() {
     fails_with(&["run", "sor", "--size", "2", "--device", "host"], "n ≥ 4");
     // Arrays that fit the host's memory once but not with the host's copies beside them:
     // refused before anything is allocated (vadd keeps 3 arrays of 4-byte elements).
-    if let Some(free) = harness::workloads::host_available_bytes() {
+    if let Some(free) = harness::workloads::host_available_bytes(0) {
         let total: u64 = std::fs::read_to_string("/proc/meminfo")
             .unwrap()
             .lines()

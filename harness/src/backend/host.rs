@@ -13,7 +13,15 @@ use std::time::Instant;
 
 #[cfg(target_os = "linux")]
 use super::host_mapping::Mapping;
+
 pub use super::memory::available_memory_bytes;
+
+/// Unmap the freed large buffers the host backend keeps for later ones (backend/host_mapping.rs),
+/// returning their memory to the system: for a caller about to need more than it has left.
+pub fn release_kept_memory() {
+    #[cfg(target_os = "linux")]
+    super::host_mapping::release_kept();
+}
 use super::{
     host_pool, Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass,
     DeviceInfo, Launch, Program, ProgramInner, ProgramSource, Seconds,

@@ -28,6 +28,12 @@ fn kept_limit() -> usize {
 /// The freed mappings kept for later buffers.
 static KEPT: Mutex<Vec<Mapping>> = Mutex::new(Vec::new());
 
+/// Unmap every kept mapping.
+pub fn release_kept() {
+    let kept = std::mem::take(&mut *KEPT.lock().unwrap_or_else(|e| e.into_inner()));
+    kept.into_iter().for_each(Mapping::unmap);
+}
+
 /// Anonymous memory mapped for one buffer and unmapped when it is dropped (or kept for a
 /// later buffer, from [`KEPT_FROM`] up). A buffer of 2 MiB or more takes its own mapping
 /// rather than the heap's, whose freed memory the process keeps (backend/heap.rs) and hands
@@ -102,9 +108,8 @@ fn take_kept(bytes: usize) -> Option<Mapping> {
     match best_fit(kept.iter().map(|m| m.bytes), bytes) {
         Some(i) => Some(kept.swap_remove(i)),
         None => {
-            let dropped = std::mem::take(&mut *kept);
             drop(kept);
-            dropped.into_iter().for_each(Mapping::unmap);
+            release_kept();
             None
         }
     }

@@ -390,7 +390,7 @@ pub fn check_fits(
     } else {
         (copies, "the host's copies of the device's arrays")
     };
-    if let Some(free) = host_available_bytes() {
+    if let Some(free) = host_available_bytes(host_needed) {
         if host_needed > free {
             return Err(WorkloadError::HostMemory {
                 workload: workload.name().to_string(),
@@ -409,9 +409,19 @@ pub fn check_fits(
 pub const HOST_COPIES: u64 = 2;
 
 /// The memory this process may still allocate ([`crate::backend::host::available_memory_bytes`]:
-/// `MemAvailable`, less under a limit of the process's address space or data).
-pub fn host_available_bytes() -> Option<u64> {
-    crate::backend::host::available_memory_bytes()
+/// `MemAvailable`, less under a limit of the process's address space or data), for a use of
+/// `needed` bytes: where less is left, the freed large buffers the host backend keeps for
+/// later ones are returned to the system first ([`crate::backend::host::release_kept_memory`])
+/// and the memory is read again.
+pub fn host_available_bytes(needed: u64) -> Option<u64> {
+    use crate::backend::host::{available_memory_bytes, release_kept_memory};
+    match available_memory_bytes() {
+        Some(free) if free >= needed => Some(free),
+        _ => {
+            release_kept_memory();
+            available_memory_bytes()
+        }
+    }
 }
 
 /// The sum of the kernel phases' times, seconds.

@@ -56,7 +56,7 @@ impl SorBatch {
         let bytes = (size as u64 * size as u64 * 4)
             .saturating_mul(grids as u64)
             .saturating_mul(2);
-        let available = super::host_available_bytes().unwrap_or(u64::MAX);
+        let available = super::host_available_bytes(bytes).unwrap_or(u64::MAX);
         if grids > MAX_GRIDS || bytes > available {
             return Err(WorkloadError::Invalid(format!(
                 "the SOR batch of {grids} grids of {size}×{size} needs {bytes} bytes of host memory; at most {MAX_GRIDS} grids, within the {available} bytes available"
