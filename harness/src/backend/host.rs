@@ -15,6 +15,10 @@ use std::time::Instant;
 use super::host_mapping::Mapping;
 
 pub use super::memory::available_memory_bytes;
+use super::{
+    host_pool, Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass,
+    DeviceInfo, Launch, Program, ProgramInner, ProgramSource, Seconds,
+};
 
 /// Unmap the freed large buffers the host backend keeps for later ones (backend/host_mapping.rs),
 /// returning their memory to the system: for a caller about to need more than it has left.
@@ -22,10 +26,6 @@ pub fn release_kept_memory() {
     #[cfg(target_os = "linux")]
     super::host_mapping::release_kept();
 }
-use super::{
-    host_pool, Arg, BackendError, BackendKind, Buffer, BufferInner, Device, DeviceClass,
-    DeviceInfo, Launch, Program, ProgramInner, ProgramSource, Seconds,
-};
 
 /// A native twin of a kernel: it runs the whole launch and reports a problem as text.
 pub type HostKernel = fn(&HostArgs<'_>, &Launch) -> Result<(), String>;

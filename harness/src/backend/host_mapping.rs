@@ -92,11 +92,16 @@ impl Mapping {
 
     /// Unmap it now, not keeping it.
     fn unmap(self) {
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the range is exactly the mapping `new` made, unmapped once: `this` is never
-        // dropped.
+        std::mem::ManuallyDrop::new(self).unmap_in_place();
+    }
+
+    /// Return the range to the kernel; called once, by [`Self::unmap`] (which never drops the
+    /// mapping afterwards) or by `drop`.
+    fn unmap_in_place(&mut self) {
+        // SAFETY: the range is exactly the mapping `new` made, and each path above unmaps it
+        // once.
         unsafe {
-            libc::munmap(this.ptr.cast(), this.bytes);
+            libc::munmap(self.ptr.cast(), self.bytes);
         }
     }
 }
@@ -138,10 +143,7 @@ impl Drop for Mapping {
                 return;
             }
         }
-        // SAFETY: the range is exactly the mapping `new` made, unmapped once.
-        unsafe {
-            libc::munmap(self.ptr.cast(), self.bytes);
-        }
+        self.unmap_in_place();
     }
 }
 
