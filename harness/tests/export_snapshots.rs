@@ -66,6 +66,7 @@ fn series() -> Series {
         flagged: Vec::new(),
         launch_probe: None,
         worker_threads: None,
+        cold_eviction: None,
     }
 }
 

@@ -39,7 +39,8 @@ const DEFAULT_EVICTION_BYTES: u64 = 64 << 20;
 const EVICTION_BYTES: [u64; 2] = [8 << 20, 1 << 30];
 
 /// Who empties the caches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Eviction {
     /// The host writes over a buffer in its own memory: a CPU device's caches are the host's.
     Host,

@@ -199,6 +199,11 @@ pub struct Series {
     /// (`backend/pinning.rs`); absent in older files, when neither was pinned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_threads: Option<crate::backend::pinning::Pinning>,
+    /// Who emptied the caches before the cold runs (`host`, `device` or `flush`,
+    /// `backend/cold.rs`); absent where the series made none, and in files written before
+    /// 2026-12-02, whose cold runs were the device's default then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_eviction: Option<Eviction>,
 }
 
 impl Series {
@@ -734,6 +739,7 @@ pub fn run_series_beside(
         flagged: per_unit_jumps(&work, JUMP_RATIO),
         launch_probe: prober.finish(),
         worker_threads: crate::backend::pinning::pinning().cloned(),
+        cold_eviction: cold.as_ref().map(ColdCaches::eviction),
     };
     Ok((series, beside_points))
 }

@@ -272,6 +272,15 @@ fn cold_runs_follow_each_sizes_own_run_in_the_first_rounds() {
         assert_eq!(p.phases[0].samples.len(), 2, "cold runs are not repeats");
     }
     assert!(beside[0].phases[0].cold.is_none());
+    // The file says who emptied the caches, and reads back.
+    let device = HostDevice::new();
+    assert_eq!(
+        series.cold_eviction,
+        Some(Eviction::for_device(device.info()))
+    );
+    let text = serde_json::to_string(&series).unwrap();
+    assert!(text.contains("\"cold_eviction\":\""), "{text}");
+    assert_eq!(serde_json::from_str::<Series>(&text).unwrap(), series);
     // They reach the forecast's medians; none without cold runs.
     let medians = series.medians();
     assert_eq!(medians.cold.len(), 2);
@@ -292,6 +301,10 @@ fn cold_runs_follow_each_sizes_own_run_in_the_first_rounds() {
     .unwrap();
     assert!(warm.points[0].phases[0].cold.is_none());
     assert!(warm.medians().cold.is_empty());
+    assert_eq!(warm.cold_eviction, None);
+    assert!(!serde_json::to_string(&warm)
+        .unwrap()
+        .contains("cold_eviction"));
 }
 
 /// [`Recorder`]'s runs as a workload that says what each size uploads, 8 bytes an element.

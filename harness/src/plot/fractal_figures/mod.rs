@@ -154,6 +154,7 @@ mod tests {
             flagged: Vec::new(),
             launch_probe: None,
             worker_threads: None,
+            cold_eviction: None,
         }
     }
 
