@@ -11,11 +11,12 @@
 #   --iters        iterations per run, at least (default 1: validate-suite raises it for a case
 #                  whose smallest size would run under 20 ms, so only the slow kernels keep 1)
 #   --half         only this half of kernels/ports/SPLIT.md: development or held-out (the first
-#                  batch's), development-K or held-out-K (batch K = 2 to 10, or 16),
+#                  batch's), development-K or held-out-K (batch K = 2 to 10, 16 or 17),
 #                  held-out-11, -13, -14 or -15 (held-out-12 is one kernel at fixed sizes:
 #                  SPLIT.md);
-#                  default all, each batch's development half first (held-out-10, kept in
-#                  reserve until 2026-12-02, is measured now as the others)
+#                  default all but the reserves, each batch's development half first
+#                  (held-out-10, kept in reserve until 2026-12-02, is measured now as the
+#                  others); the reserves held-out-16 and held-out-17 run only when named
 #   --calibration  the device's calibration (default calibrations/<device>.json)
 #   --verify       which runs are checked (validate-suite's --verify: all, smallest or none;
 #                  default all, and smallest for sgemm off CUDA). A GPU's sequential reference
@@ -57,7 +58,7 @@ cd "$(dirname "$0")/.."
 device=opencl
 out=results/ports-$(date +%Y-%m-%d)
 iters=1
-halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-10 held-out-11 held-out-13 held-out-14 held-out-15 development-16 held-out-16"
+halves="development held-out development-2 held-out-2 development-3 held-out-3 development-4 held-out-4 development-5 held-out-5 development-6 held-out-6 development-7 held-out-7 development-8 held-out-8 development-9 held-out-9 development-10 held-out-10 held-out-11 held-out-13 held-out-14 held-out-15 development-16 development-17"
 calibration=
 verify=
 dry=()
@@ -70,8 +71,8 @@ while [ $# -gt 0 ]; do
     --iters) iters=${2:?--iters needs a count}; shift 2 ;;
     --half)
       case "${2:-}" in
-        development|held-out|development-[2-9]|held-out-[2-9]|development-1[06]|held-out-1[013456]) halves=$2; shift 2 ;;
-        *) echo "error: --half takes development, held-out or either with -2 to -10 or -16, or held-out-11, -13, -14 or -15, got '${2:-}'" >&2; exit 2 ;;
+        development|held-out|development-[2-9]|held-out-[2-9]|development-1[067]|held-out-1[0134567]) halves=$2; shift 2 ;;
+        *) echo "error: --half takes development, held-out or either with -2 to -10, -16 or -17, or held-out-11, -13, -14 or -15, got '${2:-}'" >&2; exit 2 ;;
       esac ;;
     --calibration) calibration=${2:?--calibration needs a file}; shift 2 ;;
     --verify)

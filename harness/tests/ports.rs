@@ -123,6 +123,22 @@ const PORTS: &[(&str, u64)] = &[
     // The fifteenth batch (SPLIT.md, "The fifteenth batch"), two held-out memory-bound kernels.
     ("adam", 1001),
     ("dense-embedding", 33),
+    // The sixteenth batch (SPLIT.md, "The sixteenth batch"), its held-out half the reserve
+    // for a walks rule.
+    ("black-scholes", 100_000),
+    ("histogram256", 100_000),
+    ("quasirandom", 100_000),
+    ("mersenne-twister", 300),
+    // The seventeenth batch (SPLIT.md, "The seventeenth batch"), its held-out half the
+    // reserve for a rule on cold runs.
+    ("lulesh-energy", 1001),
+    ("minighost-2d9pt", 512),
+    ("star3d2r", 17),
+    ("hpcg-restriction", 16),
+    ("lulesh-pressure", 1001),
+    ("tealeaf-cheby", 256),
+    ("box3d1r", 17),
+    ("minife-matvec", 17),
 ];
 
 /// The names in a list of SPLIT.md ("- **Development (8):** `a`, `b`, …").
@@ -157,8 +173,9 @@ fn every_port_parses_declares_its_bytes_and_is_in_one_half_of_the_split() {
         dev.extend(d);
         held.extend(h);
     }
-    // The seventh, one pair; the eighth, two; the ninth and tenth, four.
-    for (batch, count) in [(7, 1), (8, 2), (9, 4), (10, 4)] {
+    // The seventh, one pair; the eighth, two; the ninth and tenth, four; the sixteenth, two;
+    // the seventeenth, four.
+    for (batch, count) in [(7, 1), (8, 2), (9, 4), (10, 4), (16, 2), (17, 4)] {
         let d = split_names(&split, &format!("**Development {batch} ({count}):**"));
         let h = split_names(&split, &format!("**Held-out {batch} ({count}):**"));
         assert_eq!(
@@ -353,9 +370,10 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
             "{text}"
         );
     }
-    // Every half by default (the tenth batch's held-out one, a reserve until 2026-12-02,
-    // too, and the sixteenth's); the eleventh and the thirteenth to fifteenth have a held-out
-    // half only, and the twelfth is one kernel at fixed sizes, not a half the script plans.
+    // Every half by default (the tenth batch's held-out one, a reserve until 2026-12-02, too)
+    // but the reserves, the sixteenth's and seventeenth's held-out halves, which run only
+    // when named; the eleventh and the thirteenth to fifteenth have a held-out half only,
+    // and the twelfth is one kernel at fixed sizes, not a half the script plans.
     let out = script(&["--dry-run", "--calibration", cal]);
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
@@ -378,7 +396,7 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
         "**Held-out 14 (2):**",
         "**Held-out 15 (2):**",
         "**Development 16 (2):**",
-        "**Held-out 16 (2):**",
+        "**Development 17 (4):**",
     ] {
         let names = split_names(&split, half);
         assert!(!names.is_empty(), "{half}");
@@ -389,10 +407,28 @@ fn the_baseline_script_plans_one_half_and_refuses_bad_options() {
             );
         }
     }
+    for reserve in ["**Held-out 16 (2):**", "**Held-out 17 (4):**"] {
+        for name in split_names(&split, reserve) {
+            assert!(
+                !text.contains(&format!("kernels/ports/{name}.toml")),
+                "{text}"
+            );
+        }
+    }
+    let out = script(&["--dry-run", "--half", "held-out-17", "--calibration", cal]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    for name in split_names(&split, "**Held-out 17 (4):**") {
+        assert!(
+            text.contains(&format!("kernels/ports/{name}.toml: N = ")),
+            "{text}"
+        );
+    }
     for bad in [
         vec!["--half", "both"],
         vec!["--half", "held-out-12"],
-        vec!["--half", "held-out-17"],
+        vec!["--half", "held-out-18"],
         vec!["--half", "development-11"],
         vec!["--verify", "some"],
         vec!["--calibration", "/nonexistent/calibration.json"],
