@@ -169,14 +169,19 @@ mod tests {
         first.words().fill(7);
         drop(first);
         // Other tests share the list: take the one kept here by its address, if it is still
-        // there (a parallel test may have taken it, zeroed, for its own buffer).
+        // there (a parallel test may have taken it, zeroed, for its own buffer, and freed it
+        // again, so that a larger mapping of theirs can be kept at the same address).
         let mut again = Mapping::new(words).expect("mapped");
         if again.base() == base {
             assert!(
                 again.words()[..words].iter().all(|&w| w == 0),
                 "zeroed again"
             );
-            assert_eq!(again.words().len(), words + 512, "the whole kept mapping");
+            assert!(
+                again.words().len() >= words + 512,
+                "the whole kept mapping: {} words",
+                again.words().len()
+            );
         }
         assert!(again.words()[..words].iter().all(|&w| w == 0));
         drop(again);
