@@ -201,7 +201,7 @@ pub struct Series {
     pub worker_threads: Option<crate::backend::pinning::Pinning>,
     /// Who emptied the caches before the cold runs (`host`, `device` or `flush`,
     /// `backend/cold.rs`); absent where the series made none, and in files written before
-    /// 2026-12-02, whose cold runs were the device's default then.
+    /// the field existed (2026-12-02), whose cold runs had the device's default eviction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_eviction: Option<Eviction>,
 }
