@@ -229,11 +229,20 @@ pub struct SearchedBuffer {
 pub struct GatheredReads {
     /// The buffer's name.
     pub buffer: String,
-    /// Its size in bytes at the run's size: where its reads land.
+    /// Its size in bytes at the run's size.
     pub bytes: u64,
+    /// The bytes of it a stretch of [`STRETCH_READS`] consecutive reads covers, where the
+    /// index buffer's initial contents say (a band's width; at most `bytes`). `None`: not
+    /// known, or not asked for ([`Workload::declared_amounts_with_footprints`]). Shown, not charged (docs/decisions.md, "Gathers looked up at their footprint").
+    pub footprint: Option<u64>,
     /// The reads over the run.
     pub reads: u64,
 }
+
+/// Consecutive reads whose span of a gathered buffer is its footprint
+/// ([`GatheredReads::footprint`]): long enough to cross many rows of a sparse product (27
+/// reads a row for a 3-D stencil's matrix), short against any cache's lines.
+pub const STRETCH_READS: usize = 1024;
 
 /// A program that can be run at a size on any device.
 pub trait Workload {
@@ -316,6 +325,16 @@ pub trait Workload {
     fn declared_amounts(&self, size: usize, iterations: usize) -> Option<Vec<DeclaredAmounts>> {
         let _ = (size, iterations);
         None
+    }
+
+    /// As [`Workload::declared_amounts`], with each declared gather's footprint found where
+    /// the index buffer's initial values say ([`GatheredReads::footprint`]): slower, for notes.
+    fn declared_amounts_with_footprints(
+        &self,
+        size: usize,
+        iterations: usize,
+    ) -> Option<Vec<DeclaredAmounts>> {
+        self.declared_amounts(size, iterations)
     }
 
     /// Why [`Workload::declared_amounts`] has nothing at `size`, where the workload declares

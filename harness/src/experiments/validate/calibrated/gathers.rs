@@ -13,7 +13,7 @@
 use crate::bench::gather::BYTES_PER_ELEMENT;
 use crate::export::table::sig;
 use crate::fit::window::DeviceFacts;
-use crate::workloads::{DeclaredAmounts, GatheredReads, Workload};
+use crate::workloads::{DeclaredAmounts, GatheredReads, Workload, STRETCH_READS};
 
 /// The random gather sweep's seconds per read from a buffer of `bytes`, where it measured.
 fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
@@ -24,16 +24,24 @@ fn seconds_per_read(device: &DeviceFacts, bytes: u64) -> Option<f64> {
 }
 
 /// Each declaration `pick` finds in a kernel's amounts at `size` beside the same kernel's
-/// declaration of the same buffer (`buffer`) at `large`: the kernel and the two.
+/// declaration of the same buffer (`buffer`) at `large`: the kernel and the two. With
+/// `footprints`, gathers carry their footprints (slower: for notes).
 pub(super) fn paired_declarations<T: Clone>(
     workload: &dyn Workload,
-    iterations: usize,
+    (iterations, footprints): (usize, bool),
     size: usize,
     large: usize,
     pick: impl Fn(&DeclaredAmounts) -> &Vec<T>,
     buffer: impl Fn(&T) -> &String,
 ) -> Vec<(String, T, T)> {
-    let declared = |n: usize| workload.declared_amounts(n, iterations).unwrap_or_default();
+    let declared = |n: usize| {
+        if footprints {
+            workload.declared_amounts_with_footprints(n, iterations)
+        } else {
+            workload.declared_amounts(n, iterations)
+        }
+        .unwrap_or_default()
+    };
     let target = declared(large);
     let mut pairs = Vec::new();
     for d in declared(size) {
@@ -50,24 +58,22 @@ pub(super) fn paired_declarations<T: Clone>(
 }
 
 /// Each gather declared at `size` beside the same kernel's gathers from the same buffer at
-/// `large`: the kernel, the gather at `size`, and the buffer's bytes at `large`.
+/// `large`: the kernel, the gather at `size` and the one at `large` (with their footprints
+/// where `footprints`).
 fn paired(
     workload: &dyn Workload,
-    iterations: usize,
+    (iterations, footprints): (usize, bool),
     size: usize,
     large: usize,
-) -> Vec<(String, GatheredReads, u64)> {
+) -> Vec<(String, GatheredReads, GatheredReads)> {
     paired_declarations(
         workload,
-        iterations,
+        (iterations, footprints),
         size,
         large,
         |d| &d.gathers,
         |g| &g.buffer,
     )
-    .into_iter()
-    .map(|(kernel, here, there)| (kernel, here, there.bytes))
-    .collect()
 }
 
 /// For each kernel phase with declared gathers at `size`: the sum over its gathers of what
@@ -81,8 +87,8 @@ fn per_kernel(
     seconds: impl Fn(&GatheredReads, u64) -> Option<f64>,
 ) -> Vec<(String, f64)> {
     let mut sums: Vec<(String, f64)> = Vec::new();
-    for (kernel, g, target_bytes) in paired(workload, iterations, size, large) {
-        let Some(t) = seconds(&g, target_bytes) else {
+    for (kernel, g, there) in paired(workload, (iterations, false), size, large) {
+        let Some(t) = seconds(&g, there.bytes) else {
             continue;
         };
         match sums.iter_mut().find(|s| s.0 == kernel) {
@@ -131,6 +137,28 @@ pub(super) fn gather_target_seconds(
     })
 }
 
+/// Where the index buffer shows a declared gather's reads in a band of its buffer (a
+/// stretch of [`STRETCH_READS`] reads covering under a tenth of it at the target): the
+/// sentence that says so, else nothing. Such reads (a banded matrix's, a
+/// restriction's map) come from cache at every size as a stencil's neighbours do, while the
+/// rule charges them as gathers from the whole buffer: docs/spec-format.md says to declare
+/// scattered reads only. (Charging them at the band instead was tried and not kept:
+/// docs/decisions.md, "Gathers looked up at their footprint".)
+fn band_note(kernel: &str, t: &GatheredReads, top: usize, g: &GatheredReads) -> String {
+    let Some(there) = t.footprint.filter(|&f| f * 10 < t.bytes) else {
+        return String::new();
+    };
+    let mb = |b: u64| sig(b as f64 * 1e-6, 3);
+    let here = g
+        .footprint
+        .map_or_else(String::new, |f| format!(" and {} MB at {top}", mb(f)));
+    format!(
+        "; but its indices read {} in a band: a stretch of {STRETCH_READS} reads covers {} MB of it at the target{here} (its index buffer's initial values), as a banded matrix's or a regular map's do, and such reads come from cache and stream at every size: declare only scattered reads as gathers (docs/spec-format.md), or {kernel} is charged for a step its reads do not take",
+        t.buffer,
+        mb(there),
+    )
+}
+
 /// The note that says how the declared gathers moved, read at the window's largest size
 /// `top`; `None` where nothing declares a gather.
 pub(super) fn gathers_note(
@@ -141,20 +169,21 @@ pub(super) fn gathers_note(
     large: usize,
 ) -> Option<String> {
     let mb = |b: u64| sig(b as f64 * 1e-6, 3);
-    let parts: Vec<String> = paired(workload, iterations, top, large)
+    let parts: Vec<String> = paired(workload, (iterations, true), top, large)
         .into_iter()
-        .map(|(kernel, g, target_bytes)| {
-            match seconds_per_read(device, g.bytes).zip(seconds_per_read(device, target_bytes)) {
+        .map(|(kernel, g, t)| {
+            let band = band_note(&kernel, &t, top, &g);
+            match seconds_per_read(device, g.bytes).zip(seconds_per_read(device, t.bytes)) {
                 Some((here, there)) => format!(
-                    "{kernel}'s gathers from {} ({} MB at the target, {} MB at {top}) cost {} ns each there and {} ns at {top} in the random gather sweep: each size's gathers add the difference, and the interval reaches them hiding behind the rest of the kernel's work",
+                    "{kernel}'s gathers from {} ({} MB at the target, {} MB at {top}) cost {} ns each there and {} ns at {top} in the random gather sweep: each size's gathers add the difference, and the interval reaches them hiding behind the rest of the kernel's work{band}",
                     g.buffer,
-                    mb(target_bytes),
+                    mb(t.bytes),
                     mb(g.bytes),
                     sig(there * 1e9, 3),
                     sig(here * 1e9, 3)
                 ),
                 None => format!(
-                    "{kernel} declares gathers from {}, but the calibration has no random gather sweep: they move with the rest of its time",
+                    "{kernel} declares gathers from {}, but the calibration has no random gather sweep: they move with the rest of its time{band}",
                     g.buffer
                 ),
             }
@@ -234,5 +263,38 @@ mod tests {
         assert!(gather_target_seconds(&spmv, 2, &none, size, large).is_empty());
         let note = gathers_note(&spmv, 2, &none, size, large).expect("a note");
         assert!(note.contains("no random gather sweep"), "{note}");
+        // Scattered columns: no word of a band.
+        let note = gathers_note(&spmv, 2, &device(), size, large).expect("a note");
+        assert!(!note.contains("band"), "{note}");
+    }
+
+    #[test]
+    fn banded_gathers_are_charged_as_declared_and_the_note_says_they_stream() {
+        // Row r reads x at r … r + 15 (a band 16 wide): 1,024 reads cross 64 rows, a span
+        // of 79 floats (316 bytes) of x, or 78 where a stretch starts inside a row.
+        let banded = SPMV.replace("(i * 40503) % N", "min(N - 1, floor(i / 16) + i % 16)");
+        let (_dir, spmv) = super::super::spec_in_temp(&banded, KERNEL);
+        let (size, large) = (25_000, 1_000_000);
+        let with = spmv
+            .declared_amounts_with_footprints(large, 1)
+            .expect("amounts");
+        assert_eq!(with[0].gathers[0].footprint, Some(316));
+        assert_eq!(
+            spmv.declared_amounts(large, 1).expect("amounts")[0].gathers[0].footprint,
+            None
+        );
+        // The charge is the whole buffer's, as declared (a footprint's was not kept).
+        let reads = spmv.declared_amounts(size, 2).expect("amounts")[0].gathers[0].reads;
+        let extra = gather_seconds(&spmv, 2, &device(), size, large);
+        assert!(
+            (extra[0].1 - reads as f64 * 1e-9).abs() < 1e-12,
+            "{extra:?}"
+        );
+        let note = gathers_note(&spmv, 2, &device(), size, large).expect("a note");
+        assert!(
+            note.contains("its indices read x in a band")
+                && note.contains("covers 3.16e-4 MB of it at the target and 3.12e-4 MB at 25000"),
+            "{note}"
+        );
     }
 }

@@ -48,7 +48,7 @@ fn paired(
 ) -> Vec<(String, SearchedBuffer, SearchedBuffer)> {
     paired_declarations(
         workload,
-        iterations,
+        (iterations, false),
         size,
         large,
         |d| &d.searches,

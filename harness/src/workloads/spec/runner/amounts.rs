@@ -1,6 +1,7 @@
 //! What a spec's kernels declare over a run, found by walking its steps as a run would but
 //! launching nothing ([`declared_amounts`]).
 
+use super::footprint::gather_footprint;
 use super::launch::shape;
 use super::{invalid, SpecWorkload};
 use crate::workloads::spec::compiled::Code;
@@ -52,11 +53,13 @@ pub(super) fn check_declared_counts(
 /// Each kernel's launches over `iterations` iterations at `size`, with the sums of their
 /// declared `bytes` and `flops` (`None` where a launch of it declares none), in the order
 /// the kernels first launch. A launch with an empty global size is skipped, as a run skips
-/// it.
+/// it. With `footprints`, each declared gather's footprint is found from its index buffer
+/// (`footprint::gather_footprint`), which evaluates part of that buffer.
 pub(super) fn declared_amounts(
     spec: &SpecWorkload,
     size: usize,
     iterations: usize,
+    footprints: bool,
 ) -> Result<Vec<DeclaredAmounts>, WorkloadError> {
     let mut vars = spec.vars(size, iterations)?;
     let lengths = spec.lengths(&vars)?;
@@ -99,11 +102,17 @@ pub(super) fn declared_amounts(
                 let reads = declared_count(spec, l, &format!("gathers.{}", b.name), reads, v)?;
                 match a.gathers.iter_mut().find(|g| g.buffer == b.name) {
                     Some(g) => g.reads = g.reads.saturating_add(reads),
-                    None => a.gathers.push(GatheredReads {
-                        buffer: b.name.clone(),
-                        bytes: (lengths[*buffer] * b.element.bytes()) as u64,
-                        reads,
-                    }),
+                    None => {
+                        let bytes = (lengths[*buffer] * b.element.bytes()) as u64;
+                        a.gathers.push(GatheredReads {
+                            buffer: b.name.clone(),
+                            bytes,
+                            footprint: footprints
+                                .then(|| gather_footprint(spec, l, *buffer, v, &lengths, bytes))
+                                .flatten(),
+                            reads,
+                        })
+                    }
                 }
             }
             for s in &l.searches {
@@ -188,6 +197,36 @@ mod tests {
             let want = 4 * (n + 1) + 4 * nnz + 8 * nnz + 8 * n;
             assert_eq!(spec.upload_bytes(n as usize), Some(want), "N = {n}");
         }
+    }
+
+    #[test]
+    fn a_gathers_footprint_is_its_band_or_nearly_its_whole_buffer() {
+        let footprint = |name: &str, n: usize, buffer: &str| {
+            let amounts = port(name)
+                .declared_amounts_with_footprints(n, 1)
+                .expect("amounts");
+            let g = amounts
+                .iter()
+                .flat_map(|a| &a.gathers)
+                .find(|g| g.buffer == buffer)
+                .expect("a declared gather")
+                .clone();
+            (g.footprint.expect("a footprint"), g.bytes)
+        };
+        // hpcg-restriction reads the fine grid at every other point of its rows, in order:
+        // 1,024 coarse points a stretch, whole rows of N = 100 coarse points, so about ten
+        // coarse rows, twenty fine rows of 200 floats (16 KB) of a 32 MB grid.
+        let (f, bytes) = footprint("hpcg-restriction", 100, "rf");
+        assert_eq!(bytes, 4 * 200 * 200 * 200);
+        assert!((15_000..17_000).contains(&f), "restriction footprint {f}");
+        // miniFE's 27-point matrix over a 69³ node grid reads x within two planes of each
+        // row (2·69² + a few rows of floats, 38 KB) of a 1.3 MB vector.
+        let (f, bytes) = footprint("minife-matvec", 68, "x");
+        assert_eq!(bytes, 4 * 69 * 69 * 69);
+        assert!((38_000..42_000).contains(&f), "miniFE footprint {f}");
+        // NPB CG's columns are a hash: a stretch lands all over p.
+        let (f, bytes) = footprint("cg-spmv", 47_120, "p");
+        assert!(f * 10 > 9 * bytes, "CG footprint {f} of {bytes}");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod amounts;
 mod bytes;
 mod check;
+mod footprint;
 mod launch;
 
 use std::borrow::Cow;
@@ -546,11 +547,19 @@ impl Workload for SpecWorkload {
         size: usize,
         iterations: usize,
     ) -> Option<Vec<crate::workloads::DeclaredAmounts>> {
-        amounts::declared_amounts(self, size, iterations).ok()
+        amounts::declared_amounts(self, size, iterations, false).ok()
+    }
+
+    fn declared_amounts_with_footprints(
+        &self,
+        size: usize,
+        iterations: usize,
+    ) -> Option<Vec<crate::workloads::DeclaredAmounts>> {
+        amounts::declared_amounts(self, size, iterations, true).ok()
     }
 
     fn declarations_error(&self, size: usize, iterations: usize) -> Option<String> {
-        amounts::declared_amounts(self, size, iterations)
+        amounts::declared_amounts(self, size, iterations, false)
             .err()
             .map(|e| e.to_string())
     }
