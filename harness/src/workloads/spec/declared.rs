@@ -5,6 +5,7 @@
 
 use super::compiled::Code;
 use super::format::{ArgSpec, LaunchSpec, SpecWorkload, Step};
+use super::runner::footprint::gather_footprint;
 use super::source_access::{source_gathers, source_walks, Sym};
 use crate::workloads::Access;
 
@@ -154,7 +155,8 @@ pub(super) fn source_notes(spec: &SpecWorkload) -> Vec<String> {
 
 /// One sentence per kernel none of whose launches declares `gathers` or `access = "gather"`
 /// while its source reads a buffer at indices another holds: which, and the key to add (its
-/// count is the launch's, which the source does not give).
+/// count is the launch's, which the source does not give); and one per such read whose
+/// indices lie in a band of the buffer ([`band`]), which says to leave it undeclared.
 fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
     let all = launches(&spec.steps);
     let mut notes = Vec::new();
@@ -169,10 +171,19 @@ fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
             Some(&ArgSpec::Buffer(b)) => Some(spec.buffers[b].name.as_str()),
             _ => None,
         };
-        let found: Vec<(&str, &str, String)> = source_gathers(&spec.source_text, &l.kernel)
-            .into_iter()
-            .filter_map(|g| Some((buffer(g.param)?, buffer(g.index_param)?, g.excerpt)))
-            .collect();
+        let mut found: Vec<(&str, &str, String)> = Vec::new();
+        for g in source_gathers(&spec.source_text, &l.kernel) {
+            let (Some(b), Some(i)) = (buffer(g.param), buffer(g.index_param)) else {
+                continue;
+            };
+            match band(spec, l, g.param) {
+                Some(band) => notes.push(format!(
+                    "{} reads {b} at the indices {i} holds (`{}`), but they lie in a band: {band}, as a banded matrix's or a regular map's do; such reads stream and come from cache, so leave them undeclared (docs/spec-format.md, `gathers`)",
+                    l.kernel, g.excerpt
+                )),
+                None => found.push((b, i, g.excerpt)),
+            }
+        }
         if found.is_empty() {
             continue;
         }
@@ -192,6 +203,48 @@ fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// Sizes at which a gather's indices are looked at, largest first: the first whose index
+/// buffer holds at most [`BAND_INDICES`] elements is taken (a band is narrow only against a
+/// large buffer).
+const BAND_SIZES: [usize; 6] = [1 << 22, 1 << 18, 1 << 14, 1 << 10, 256, 64];
+
+/// The most elements of an index buffer at the size its indices are looked at.
+const BAND_INDICES: usize = 1 << 27;
+
+/// Where launch `l` reads its parameter `param` at indices another buffer holds and those
+/// indices lie in a band of it (a stretch of 1,024 covers under a tenth of it, at the first
+/// of [`BAND_SIZES`] whose buffers can be sized and whose index buffer is not too large):
+/// how much of it, in words; `None` where they scatter or cannot be known.
+fn band(spec: &SpecWorkload, l: &LaunchSpec, param: usize) -> Option<String> {
+    let Some(&ArgSpec::Buffer(gathered)) = l.args.get(param) else {
+        return None;
+    };
+    let g = source_gathers(&spec.source_text, &l.kernel)
+        .into_iter()
+        .find(|g| g.param == param)?;
+    let Some(&ArgSpec::Buffer(index)) = l.args.get(g.index_param) else {
+        return None;
+    };
+    for n in BAND_SIZES {
+        let Ok(vars) = spec.vars(n, 1) else { continue };
+        let Ok(lengths) = spec.lengths(&vars) else {
+            continue;
+        };
+        if lengths[index] > BAND_INDICES {
+            continue;
+        }
+        let bytes = (lengths[gathered] * spec.buffers[gathered].element.bytes()) as u64;
+        let f = gather_footprint(spec, l, gathered, &vars, &lengths, bytes)?;
+        return (f * 10 < bytes).then(|| {
+            format!(
+                "at N = {n} a stretch of 1,024 of them covers {:.2} % of it",
+                100.0 * f as f64 / bytes as f64
+            )
+        });
+    }
+    None
 }
 
 /// The sizes at which a walk's steps are tried: a loop that takes one step or none at each
@@ -370,6 +423,43 @@ mod tests {
         assert_eq!(found_any, declaring, "{found_any} of {declaring}");
     }
 
+    /// Reads at indices that lie in a band (a stencil's matrix, a restriction's map) are
+    /// told to stay undeclared; scattered ones (a hashed column order) to be declared.
+    #[test]
+    fn banded_indices_are_told_apart_from_scattered_ones() {
+        let specs = ports();
+        let spec = |name: &str| specs.iter().find(|s| s.name == name).expect(name);
+        // HPCCG's 27-point matrix, undeclared: its columns lie within two planes of a row.
+        let notes = gather_notes(spec("hpccg-sparsemv"));
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("lie in a band: at N = ")
+                && notes[0].contains("leave them undeclared"),
+            "{}",
+            notes[0]
+        );
+        // The same read with random columns over all of x (N = 64 is the size looked at:
+        // the first whose 27·N³ column indices number at most 2^27) is told to declare them.
+        let mut scattered = spec("hpccg-sparsemv").clone();
+        let inds = scattered
+            .buffers
+            .iter()
+            .position(|b| b.name == "inds")
+            .expect("a column buffer");
+        scattered.buffers[inds].init = super::super::format::Init::Random {
+            lo: 0.0,
+            hi: (64 * 64 * 64) as f64,
+            seed: 1,
+        };
+        let notes = gather_notes(&scattered);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("to declare it: gathers = {"),
+            "{}",
+            notes[0]
+        );
+    }
+
     /// A grid-stride loop whose grid covers its range (adam: ⌈N / 256⌉ groups) takes one step
     /// a work item and gets no note; over a fixed grid (reduction: 64 groups) it walks.
     #[test]
@@ -397,7 +487,8 @@ mod tests {
             for note in gather_notes(&spec) {
                 println!("{}: {note}", spec.name);
                 assert!(
-                    note.contains("gathers = { ") && note.contains(" = \"…\""),
+                    (note.contains("gathers = { ") && note.contains(" = \"…\""))
+                        || note.contains("lie in a band: at N = "),
                     "{note}"
                 );
             }

@@ -23,7 +23,7 @@ const STRETCHES: usize = 64;
 /// (`x[idx[…]]` in its source), at most the buffer's `bytes`. `None` where the source shows
 /// no such read of it, or the index buffer is written by the kernels (`init = "none"`) or
 /// its initial values cannot be evaluated: the reads may land anywhere.
-pub(super) fn gather_footprint(
+pub(in crate::workloads::spec) fn gather_footprint(
     spec: &SpecWorkload,
     l: &LaunchSpec,
     gathered: usize,

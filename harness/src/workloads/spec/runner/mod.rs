@@ -9,7 +9,7 @@
 mod amounts;
 mod bytes;
 mod check;
-mod footprint;
+pub(super) mod footprint;
 mod launch;
 
 use std::borrow::Cow;
@@ -146,7 +146,7 @@ impl SpecWorkload {
             .map_err(|m| invalid(self, m))
     }
 
-    fn lengths(&self, vars: &[f64]) -> Result<Vec<usize>, WorkloadError> {
+    pub(super) fn lengths(&self, vars: &[f64]) -> Result<Vec<usize>, WorkloadError> {
         self.buffers
             .iter()
             .map(|b| {
