@@ -233,7 +233,8 @@ pub struct GatheredReads {
     pub bytes: u64,
     /// The bytes of it a stretch of [`STRETCH_READS`] consecutive reads covers, where the
     /// index buffer's initial contents say (a band's width; at most `bytes`). `None`: not
-    /// known, or not asked for ([`Workload::declared_amounts_with_footprints`]). Shown, not charged (docs/decisions.md, "Gathers looked up at their footprint").
+    /// known, or not asked for ([`Workload::declared_amounts_with_footprints`]). Shown, not
+    /// charged (docs/decisions.md, "Gathers looked up at their footprint").
     pub footprint: Option<u64>,
     /// The reads over the run.
     pub reads: u64,

@@ -235,9 +235,13 @@ fn band(spec: &SpecWorkload, l: &LaunchSpec, param: usize) -> Option<String> {
         if lengths[index] > BAND_INDICES {
             continue;
         }
-        let bytes = (lengths[gathered] * spec.buffers[gathered].element.bytes()) as u64;
+        let Some(bytes) = lengths[gathered].checked_mul(spec.buffers[gathered].element.bytes())
+        else {
+            continue;
+        };
+        let bytes = bytes as u64;
         let f = gather_footprint(spec, l, gathered, &vars, &lengths, bytes)?;
-        return (f * 10 < bytes).then(|| {
+        return (f.saturating_mul(10) < bytes).then(|| {
             format!(
                 "at N = {n} a stretch of 1,024 of them covers {:.2} % of it",
                 100.0 * f as f64 / bytes as f64

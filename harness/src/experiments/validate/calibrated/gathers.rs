@@ -145,7 +145,7 @@ pub(super) fn gather_target_seconds(
 /// scattered reads only. (Charging them at the band instead was tried and not kept:
 /// docs/decisions.md, "Gathers looked up at their footprint".)
 fn band_note(kernel: &str, t: &GatheredReads, top: usize, g: &GatheredReads) -> String {
-    let Some(there) = t.footprint.filter(|&f| f * 10 < t.bytes) else {
+    let Some(there) = t.footprint.filter(|&f| f.saturating_mul(10) < t.bytes) else {
         return String::new();
     };
     let mb = |b: u64| sig(b as f64 * 1e-6, 3);
