@@ -176,7 +176,7 @@ fn gather_notes(spec: &SpecWorkload) -> Vec<String> {
             let (Some(b), Some(i)) = (buffer(g.param), buffer(g.index_param)) else {
                 continue;
             };
-            match band(spec, l, g.param) {
+            match band(spec, l, (g.param, g.index_param)) {
                 Some(band) => notes.push(format!(
                     "{} reads {b} at the indices {i} holds (`{}`), but they lie in a band: {band}, as a banded matrix's or a regular map's do; such reads stream and come from cache, so leave them undeclared (docs/spec-format.md, `gathers`)",
                     l.kernel, g.excerpt
@@ -213,18 +213,18 @@ const BAND_SIZES: [usize; 6] = [1 << 22, 1 << 18, 1 << 14, 1 << 10, 256, 64];
 /// The most elements of an index buffer at the size its indices are looked at.
 const BAND_INDICES: usize = 1 << 27;
 
-/// Where launch `l` reads its parameter `param` at indices another buffer holds and those
-/// indices lie in a band of it (a stretch of 1,024 covers under a tenth of it, at the first
-/// of [`BAND_SIZES`] whose buffers can be sized and whose index buffer is not too large):
-/// how much of it, in words; `None` where they scatter or cannot be known.
-fn band(spec: &SpecWorkload, l: &LaunchSpec, param: usize) -> Option<String> {
-    let Some(&ArgSpec::Buffer(gathered)) = l.args.get(param) else {
-        return None;
-    };
-    let g = source_gathers(&spec.source_text, &l.kernel)
-        .into_iter()
-        .find(|g| g.param == param)?;
-    let Some(&ArgSpec::Buffer(index)) = l.args.get(g.index_param) else {
+/// Where launch `l` reads its parameter `param` at the indices its parameter `index_param`
+/// holds and those indices lie in a band of it (a stretch of 1,024 covers under a tenth of
+/// it, at the first of [`BAND_SIZES`] whose buffers can be sized and whose index buffer is
+/// not too large): how much of it, in words; `None` where they scatter or cannot be known.
+fn band(
+    spec: &SpecWorkload,
+    l: &LaunchSpec,
+    (param, index_param): (usize, usize),
+) -> Option<String> {
+    let (Some(&ArgSpec::Buffer(gathered)), Some(&ArgSpec::Buffer(index))) =
+        (l.args.get(param), l.args.get(index_param))
+    else {
         return None;
     };
     for n in BAND_SIZES {
@@ -240,7 +240,7 @@ fn band(spec: &SpecWorkload, l: &LaunchSpec, param: usize) -> Option<String> {
             continue;
         };
         let bytes = bytes as u64;
-        let f = gather_footprint(spec, l, gathered, &vars, &lengths, bytes)?;
+        let f = gather_footprint(spec, (gathered, index), &vars, &lengths, bytes)?;
         return (f.saturating_mul(10) < bytes).then(|| {
             format!(
                 "at N = {n} a stretch of 1,024 of them covers {:.2} % of it",

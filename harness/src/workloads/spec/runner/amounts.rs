@@ -1,7 +1,7 @@
 //! What a spec's kernels declare over a run, found by walking its steps as a run would but
 //! launching nothing ([`declared_amounts`]).
 
-use super::footprint::gather_footprint;
+use super::footprint::{gather_footprint, index_buffer};
 use super::launch::shape;
 use super::{invalid, SpecWorkload};
 use crate::workloads::spec::compiled::Code;
@@ -108,8 +108,11 @@ pub(super) fn declared_amounts(
                             buffer: b.name.clone(),
                             bytes,
                             footprint: footprints
-                                .then(|| gather_footprint(spec, l, *buffer, v, &lengths, bytes))
-                                .flatten(),
+                                .then(|| index_buffer(spec, l, *buffer))
+                                .flatten()
+                                .and_then(|index| {
+                                    gather_footprint(spec, (*buffer, index), v, &lengths, bytes)
+                                }),
                             reads,
                         })
                     }

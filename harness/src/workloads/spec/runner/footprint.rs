@@ -17,28 +17,31 @@ use crate::workloads::STRETCH_READS;
 /// Stretches measured, spread evenly over the index buffer (overlapping where it is short).
 const STRETCHES: usize = 64;
 
-/// The bytes of buffer `gathered` (index into the spec's buffers) that a stretch of
-/// [`STRETCH_READS`] consecutive indices covers, as the median over [`STRETCHES`] stretches
-/// spread evenly over the index buffer that launch `l`'s kernel reads it through
-/// (`x[idx[…]]` in its source), at most the buffer's `bytes`. `None` where the source shows
-/// no such read of it, or the index buffer is written by the kernels (`init = "none"`) or
-/// its initial values cannot be evaluated: the reads may land anywhere.
-pub(in crate::workloads::spec) fn gather_footprint(
-    spec: &SpecWorkload,
-    l: &LaunchSpec,
-    gathered: usize,
-    vars: &[f64],
-    lengths: &[usize],
-    bytes: u64,
-) -> Option<u64> {
+/// The buffer launch `l`'s kernel reads buffer `gathered` (indices into the spec's buffers)
+/// through, as `x[idx[…]]` in its source; `None` where the source shows no such read.
+pub(super) fn index_buffer(spec: &SpecWorkload, l: &LaunchSpec, gathered: usize) -> Option<usize> {
     let buffer_at = |p: usize| match l.args.get(p) {
         Some(&ArgSpec::Buffer(b)) => Some(b),
         _ => None,
     };
-    let index = source_gathers(&spec.source_text, &l.kernel)
+    source_gathers(&spec.source_text, &l.kernel)
         .into_iter()
         .find(|g| buffer_at(g.param) == Some(gathered))
-        .and_then(|g| buffer_at(g.index_param))?;
+        .and_then(|g| buffer_at(g.index_param))
+}
+
+/// The bytes of buffer `gathered` that a stretch of [`STRETCH_READS`] consecutive indices
+/// of buffer `index` covers (both indices into the spec's buffers, `lengths` their lengths
+/// at `vars`), as the median over [`STRETCHES`] stretches spread evenly over `index`, at
+/// most `bytes` (`gathered`'s). `None` where `index` is written by the kernels
+/// (`init = "none"`) or its initial values cannot be evaluated: the reads may land anywhere.
+pub(in crate::workloads::spec) fn gather_footprint(
+    spec: &SpecWorkload,
+    (gathered, index): (usize, usize),
+    vars: &[f64],
+    lengths: &[usize],
+    bytes: u64,
+) -> Option<u64> {
     let len = lengths[index];
     let stretch = STRETCH_READS.min(len);
     // Stretches spread evenly over the buffer: its start may be a grid's boundary plane.
