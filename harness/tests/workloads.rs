@@ -131,16 +131,26 @@ fn a_host_phase_says_how_many_threads_ran_it() {
         assert_eq!(p.threads, Some(1), "{}: {p:?}", p.name);
     }
     // Jacobi's twin splits its rows over the pool: on a machine with more than one CPU the
-    // workers join at least one of its launches of a 4 MiB grid.
+    // workers join at least one of its launches of a 4 MiB grid. On a shared 2-vCPU VM the
+    // other CPU may be away for a whole run of 20 such launches (a CI run once saw 1 of 2
+    // threads), so up to three runs are tried before the split counts as missing.
     let w = lookup("jacobi2d", None).unwrap();
-    let r = w.run(device, 1024, 20, true).unwrap();
-    let jacobi = r
-        .phases
-        .iter()
-        .filter(|p| harness::fit::forecast::is_kernel_phase(&p.name))
-        .filter_map(|p| p.threads)
-        .max()
-        .expect("the host says its threads");
+    let most_threads = || {
+        let r = w.run(device, 1024, 20, true).unwrap();
+        r.phases
+            .iter()
+            .filter(|p| harness::fit::forecast::is_kernel_phase(&p.name))
+            .filter_map(|p| p.threads)
+            .max()
+            .expect("the host says its threads")
+    };
+    let mut jacobi = most_threads();
+    for _ in 1..3 {
+        if parties == 1 || jacobi > 1 {
+            break;
+        }
+        jacobi = jacobi.max(most_threads());
+    }
     assert!(jacobi <= parties);
     if parties > 1 {
         assert!(jacobi > 1, "jacobi2d ran on {jacobi} of {parties} threads");
